@@ -1,0 +1,111 @@
+//! Every reinterpretation of bytes as integers in the crate happens here.
+//!
+//! The crate contains no `unsafe` block: all casts go through zerocopy's checked, safe
+//! conversions to its alignment-1 little-endian integer types (`U16`, `U32`, `U64`). These
+//! types have alignment 1, so a view works on a slice at any address (LMDB values,
+//! network buffers) and never forms a misaligned `&[u16]`/`&[u64]`. On little-endian hosts
+//! `get()` compiles to a plain (possibly unaligned) load; see the design notes in
+//! `format-spec/FORMAT.md` for the measured cost.
+
+pub(crate) use zerocopy::little_endian::{U16, U32, U64};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+/// Words in a bitset container.
+pub(crate) const BITSET_WORDS: usize = 1024;
+/// Bytes in a bitset container.
+pub(crate) const BITSET_BYTES: usize = BITSET_WORDS * 8;
+
+/// A bitset container's payload as it lies in the bytes.
+pub(crate) type BitsetLE = [U64; BITSET_WORDS];
+
+/// One run of a run container, `start ..= start + len_minus_one`, as stored.
+#[derive(FromBytes, IntoBytes, Immutable, KnownLayout, Unaligned, Clone, Copy, Debug)]
+#[repr(C)]
+pub(crate) struct RunLE {
+    /// First value of the run.
+    pub start: U16,
+    /// Length of the run minus one.
+    pub len_minus_one: U16,
+}
+
+impl RunLE {
+    /// First value.
+    #[inline]
+    pub(crate) fn start(&self) -> u32 {
+        u32::from(self.start.get())
+    }
+    /// Last value, clamped to 65535 so that a corrupt run can never name a value outside
+    /// its container.
+    #[inline]
+    pub(crate) fn end(&self) -> u32 {
+        (self.start() + u32::from(self.len_minus_one.get())).min(0xFFFF)
+    }
+}
+
+/// `bytes` as `u16`s; `None` unless the length is even.
+#[inline]
+pub(crate) fn u16s(bytes: &[u8]) -> Option<&[U16]> {
+    <[U16]>::ref_from_bytes(bytes).ok()
+}
+
+/// `bytes` as `u32`s; `None` unless the length is a multiple of 4.
+#[inline]
+pub(crate) fn u32s(bytes: &[u8]) -> Option<&[U32]> {
+    <[U32]>::ref_from_bytes(bytes).ok()
+}
+
+/// `bytes` as runs; `None` unless the length is a multiple of 4.
+#[inline]
+pub(crate) fn runs(bytes: &[u8]) -> Option<&[RunLE]> {
+    <[RunLE]>::ref_from_bytes(bytes).ok()
+}
+
+/// `bytes` as a bitset; `None` unless exactly 8192 bytes long.
+#[inline]
+pub(crate) fn bitset(bytes: &[u8]) -> Option<&BitsetLE> {
+    BitsetLE::ref_from_bytes(bytes).ok()
+}
+
+/// The little-endian `u16` at `offset`, if in bounds.
+#[inline]
+pub(crate) fn read_u16(bytes: &[u8], offset: usize) -> Option<u16> {
+    let b = bytes.get(offset..offset.checked_add(2)?)?;
+    Some(u16::from_le_bytes([b[0], b[1]]))
+}
+
+/// The little-endian `u32` at `offset`, if in bounds.
+#[inline]
+pub(crate) fn read_u32(bytes: &[u8], offset: usize) -> Option<u32> {
+    let b = bytes.get(offset..offset.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Appends `values` as little-endian bytes: one bulk copy on little-endian hosts.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn extend_u16s(out: &mut alloc::vec::Vec<u8>, values: &[u16]) {
+    #[cfg(target_endian = "little")]
+    out.extend_from_slice(values.as_bytes());
+    #[cfg(not(target_endian = "little"))]
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// Appends `words` as little-endian bytes: one bulk copy on little-endian hosts.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn extend_u64s(out: &mut alloc::vec::Vec<u8>, words: &[u64]) {
+    #[cfg(target_endian = "little")]
+    out.extend_from_slice(words.as_bytes());
+    #[cfg(not(target_endian = "little"))]
+    for w in words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// The bytes of stored little-endian values (one bulk copy when re-encoding).
+#[inline]
+pub(crate) fn bytes_of<T: IntoBytes + Immutable>(values: &[T]) -> &[u8] {
+    values.as_bytes()
+}

@@ -1,0 +1,156 @@
+//! Counting kernels: the size of the intersection of two containers, for every pair of
+//! kinds, without materializing anything.
+
+use super::Container;
+use crate::cast::{BitsetLE, RunLE, U16};
+
+/// Size ratio above which array ∩ array gallops through the larger array.
+const GALLOP_RATIO: usize = 64;
+
+/// `|a ∩ b|`.
+pub(crate) fn intersection_len(a: Container<'_>, b: Container<'_>) -> u64 {
+    use Container::*;
+    match (a, b) {
+        (Array(x), Array(y)) => array_array(x, y),
+        (Array(x), Bitset(y)) | (Bitset(y), Array(x)) => array_bitset(x, y),
+        (Array(x), Run(y)) | (Run(y), Array(x)) => array_run(x, y),
+        (Bitset(x), Bitset(y)) => bitset_bitset(x, y),
+        (Bitset(x), Run(y)) | (Run(y), Bitset(x)) => bitset_run(x, y),
+        (Run(x), Run(y)) => run_run(x, y),
+    }
+}
+
+/// Whether `a ∩ b` is non-empty (stops at the first common value).
+pub(crate) fn intersects(a: Container<'_>, b: Container<'_>) -> bool {
+    use Container::*;
+    match (a, b) {
+        (Array(x), Bitset(y)) | (Bitset(y), Array(x)) => x.iter().any(|v| bit(y, v.get())),
+        (Bitset(x), Bitset(y)) => x.iter().zip(y.iter()).any(|(p, q)| p.get() & q.get() != 0),
+        (Array(x), Run(y)) | (Run(y), Array(x)) => {
+            x.iter().any(|v| Container::Run(y).contains(v.get()))
+        }
+        _ => intersection_len(a, b) != 0,
+    }
+}
+
+#[inline]
+fn bit(b: &BitsetLE, v: u16) -> bool {
+    (b[usize::from(v >> 6)].get() >> (v & 63)) & 1 != 0
+}
+
+fn array_array(a: &[U16], b: &[U16]) -> u64 {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if small.is_empty() {
+        return 0;
+    }
+    if small.len() * GALLOP_RATIO < large.len() {
+        return gallop(small, large);
+    }
+    // Branch-free merge: both cursors advance on equality.
+    let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);
+    while i < small.len() && j < large.len() {
+        let (x, y) = (small[i].get(), large[j].get());
+        n += u64::from(x == y);
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    n
+}
+
+/// For each value of `small`, an exponential then binary search in the rest of `large`.
+fn gallop(small: &[U16], large: &[U16]) -> u64 {
+    let mut n = 0;
+    let mut base = 0usize;
+    for v in small {
+        let v = v.get();
+        let rest = &large[base..];
+        // Find a window [lo, hi) with rest[lo-1] < v <= rest[hi] (if any).
+        let mut step = 1usize;
+        let mut lo = 0usize;
+        while lo + step < rest.len() && rest[lo + step].get() < v {
+            lo += step;
+            step *= 2;
+        }
+        let hi = (lo + step + 1).min(rest.len());
+        let pos = lo + rest[lo..hi].partition_point(|x| x.get() < v);
+        base += pos;
+        if base >= large.len() {
+            break;
+        }
+        if large[base].get() == v {
+            n += 1;
+            base += 1;
+        }
+    }
+    n
+}
+
+fn array_bitset(a: &[U16], b: &BitsetLE) -> u64 {
+    a.iter().map(|v| u64::from(bit(b, v.get()))).sum()
+}
+
+fn array_run(a: &[U16], r: &[RunLE]) -> u64 {
+    let mut n = 0;
+    let mut i = 0usize;
+    for run in r {
+        let (s, e) = (run.start(), run.end());
+        // Skip array values below the run, then count those inside it.
+        i += a[i..].partition_point(|x| u32::from(x.get()) < s);
+        let inside = a[i..].partition_point(|x| u32::from(x.get()) <= e);
+        n += inside as u64;
+        i += inside;
+        if i >= a.len() {
+            break;
+        }
+    }
+    n
+}
+
+fn bitset_bitset(a: &BitsetLE, b: &BitsetLE) -> u64 {
+    let n: u32 = a
+        .iter()
+        .zip(b.iter())
+        .map(|(x, y)| (x.get() & y.get()).count_ones())
+        .sum();
+    u64::from(n)
+}
+
+/// Number of set bits of `b` in `start ..= end` (both `<= 65535`).
+pub(crate) fn bitset_range_count(b: &BitsetLE, start: u32, end: u32) -> u32 {
+    let (ws, we) = ((start >> 6) as usize, (end >> 6) as usize);
+    let first_mask = u64::MAX << (start & 63);
+    let last_mask = u64::MAX >> (63 - (end & 63));
+    if ws == we {
+        return (b[ws].get() & first_mask & last_mask).count_ones();
+    }
+    let mut n = (b[ws].get() & first_mask).count_ones();
+    n += b[ws + 1..we]
+        .iter()
+        .map(|w| w.get().count_ones())
+        .sum::<u32>();
+    n + (b[we].get() & last_mask).count_ones()
+}
+
+fn bitset_run(b: &BitsetLE, r: &[RunLE]) -> u64 {
+    r.iter()
+        .map(|run| u64::from(bitset_range_count(b, run.start(), run.end())))
+        .sum()
+}
+
+fn run_run(a: &[RunLE], b: &[RunLE]) -> u64 {
+    let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);
+    while i < a.len() && j < b.len() {
+        let (s1, e1) = (a[i].start(), a[i].end());
+        let (s2, e2) = (b[j].start(), b[j].end());
+        let (s, e) = (s1.max(s2), e1.min(e2));
+        if s <= e {
+            n += u64::from(e - s + 1);
+        }
+        if e1 <= e2 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    n
+}

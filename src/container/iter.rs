@@ -1,0 +1,402 @@
+//! Double-ended iteration over one container's low parts.
+
+use super::Container;
+use crate::cast::{BitsetLE, RunLE, U16};
+
+/// A double-ended cursor over one container. The front and back ends never cross: every
+/// value is produced once, whichever end produces it.
+#[derive(Clone, Debug)]
+pub(crate) enum ContainerIter<'a> {
+    /// Remaining values are `a[front..back]`.
+    Array {
+        a: &'a [U16],
+        front: usize,
+        back: usize,
+    },
+    /// Front word `fw` with unread bits `fbits`; back word `bw` with unread bits `bbits`.
+    /// When `fw == bw` the two bit sets are kept equal. Exhausted when `fw > bw`.
+    Bitset {
+        b: &'a BitsetLE,
+        fw: usize,
+        fbits: u64,
+        bw: usize,
+        bbits: u64,
+    },
+    /// Front at value `fv` of run `fi`, back at value `bv` of run `bi` (inclusive).
+    Run {
+        r: &'a [RunLE],
+        fi: usize,
+        fv: u32,
+        bi: usize,
+        bv: u32,
+        done: bool,
+    },
+}
+
+impl<'a> ContainerIter<'a> {
+    pub(crate) fn new(c: Container<'a>) -> ContainerIter<'a> {
+        match c {
+            Container::Array(a) => ContainerIter::Array {
+                a,
+                front: 0,
+                back: a.len(),
+            },
+            Container::Bitset(b) => ContainerIter::Bitset {
+                b,
+                fw: 0,
+                fbits: b[0].get(),
+                bw: b.len() - 1,
+                bbits: b[b.len() - 1].get(),
+            },
+            Container::Run(r) => match (r.first(), r.last()) {
+                (Some(f), Some(l)) => ContainerIter::Run {
+                    r,
+                    fi: 0,
+                    fv: f.start(),
+                    bi: r.len() - 1,
+                    bv: l.end(),
+                    done: false,
+                },
+                _ => ContainerIter::Run {
+                    r,
+                    fi: 0,
+                    fv: 0,
+                    bi: 0,
+                    bv: 0,
+                    done: true,
+                },
+            },
+        }
+    }
+
+    /// The number of values left.
+    pub(crate) fn remaining(&self) -> u64 {
+        match self {
+            ContainerIter::Array { front, back, .. } => (back - front) as u64,
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
+                if fw > bw {
+                    0
+                } else if fw == bw {
+                    u64::from(fbits.count_ones())
+                } else {
+                    let mid: u32 = b[fw + 1..*bw].iter().map(|w| w.get().count_ones()).sum();
+                    u64::from(fbits.count_ones() + mid + bbits.count_ones())
+                }
+            }
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                if *done {
+                    return 0;
+                }
+                if fi == bi {
+                    return u64::from(bv - fv + 1);
+                }
+                let mid: u64 = r[fi + 1..*bi]
+                    .iter()
+                    .map(|x| u64::from(x.end() - x.start() + 1))
+                    .sum();
+                u64::from(r[*fi].end() - fv + 1) + mid + u64::from(bv - r[*bi].start() + 1)
+            }
+        }
+    }
+
+    /// Skips the values below `lo` at the front.
+    pub(crate) fn advance_to(&mut self, lo: u16) {
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                *front += a[*front..*back].partition_point(|x| x.get() < lo);
+            }
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
+                let w = usize::from(lo >> 6);
+                if w > *bw {
+                    *fw = *bw + 1;
+                    *fbits = 0;
+                    *bbits = 0;
+                    return;
+                }
+                if w > *fw {
+                    *fw = w;
+                    *fbits = if w == *bw { *bbits } else { b[w].get() };
+                }
+                if w == *fw {
+                    *fbits &= u64::MAX << (lo & 63);
+                    if *fw == *bw {
+                        *bbits = *fbits;
+                    }
+                }
+            }
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                let lo = u32::from(lo);
+                if *done || lo <= *fv {
+                    return;
+                }
+                // First run (from fi, up to bi) that ends at or after lo.
+                let skip = r[*fi..=*bi].partition_point(|x| x.end() < lo);
+                let i = *fi + skip;
+                if i > *bi {
+                    *done = true;
+                    return;
+                }
+                let v = if i == *fi {
+                    lo.max(*fv)
+                } else {
+                    lo.max(r[i].start())
+                };
+                if i == *bi && v > *bv {
+                    *done = true;
+                    return;
+                }
+                *fi = i;
+                *fv = v;
+            }
+        }
+    }
+
+    /// Skips the values above `hi` at the back.
+    pub(crate) fn advance_back_to(&mut self, hi: u16) {
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                *back = *front + a[*front..*back].partition_point(|x| x.get() <= hi);
+            }
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
+                let w = usize::from(hi >> 6);
+                if w < *fw {
+                    *fw = *bw + 1;
+                    *fbits = 0;
+                    *bbits = 0;
+                    return;
+                }
+                if w < *bw {
+                    *bw = w;
+                    *bbits = if w == *fw { *fbits } else { b[w].get() };
+                }
+                if w == *bw {
+                    *bbits &= u64::MAX >> (63 - (hi & 63));
+                    if *fw == *bw {
+                        *fbits = *bbits;
+                    }
+                }
+            }
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                let hi = u32::from(hi);
+                if *done || hi >= *bv {
+                    return;
+                }
+                // Last run (from bi down to fi) that starts at or before hi.
+                let keep = r[*fi..=*bi].partition_point(|x| x.start() <= hi);
+                if keep == 0 {
+                    *done = true;
+                    return;
+                }
+                let i = *fi + keep - 1;
+                let v = if i == *bi {
+                    hi.min(*bv)
+                } else {
+                    hi.min(r[i].end())
+                };
+                if i == *fi && v < *fv {
+                    *done = true;
+                    return;
+                }
+                *bi = i;
+                *bv = v;
+            }
+        }
+    }
+
+    /// Writes up to `buf.len()` values from the front as `high | low` and returns how many.
+    pub(crate) fn fill(&mut self, high: u32, buf: &mut [u32]) -> usize {
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                let n = (*back - *front).min(buf.len());
+                for (o, v) in buf[..n].iter_mut().zip(&a[*front..*front + n]) {
+                    *o = high | u32::from(v.get());
+                }
+                *front += n;
+                n
+            }
+            ContainerIter::Bitset { .. } | ContainerIter::Run { .. } => {
+                let mut n = 0;
+                while n < buf.len() {
+                    match self.next() {
+                        Some(v) => {
+                            buf[n] = high | u32::from(v);
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+                n
+            }
+        }
+    }
+}
+
+impl Iterator for ContainerIter<'_> {
+    type Item = u16;
+
+    #[inline]
+    fn next(&mut self) -> Option<u16> {
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                if front < back {
+                    let v = a[*front].get();
+                    *front += 1;
+                    Some(v)
+                } else {
+                    None
+                }
+            }
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => loop {
+                if *fbits != 0 {
+                    let t = fbits.trailing_zeros();
+                    *fbits &= *fbits - 1;
+                    if fw == bw {
+                        *bbits = *fbits;
+                    }
+                    return Some((*fw as u32 * 64 + t) as u16);
+                }
+                if *fw >= *bw {
+                    *fw = *bw + 1;
+                    return None;
+                }
+                *fw += 1;
+                *fbits = if fw == bw { *bbits } else { b[*fw].get() };
+            },
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                if *done {
+                    return None;
+                }
+                let v = *fv;
+                if fi == bi && fv == bv {
+                    *done = true;
+                } else if *fv >= r[*fi].end() {
+                    *fi += 1;
+                    *fv = r[*fi].start();
+                } else {
+                    *fv += 1;
+                }
+                Some(v as u16)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.remaining() as usize;
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for ContainerIter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u16> {
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                if front < back {
+                    *back -= 1;
+                    Some(a[*back].get())
+                } else {
+                    None
+                }
+            }
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => loop {
+                if *fw > *bw {
+                    return None;
+                }
+                if *bbits != 0 {
+                    let t = 63 - bbits.leading_zeros();
+                    *bbits &= !(1u64 << t);
+                    if fw == bw {
+                        *fbits = *bbits;
+                    }
+                    return Some((*bw as u32 * 64 + t) as u16);
+                }
+                if *bw <= *fw {
+                    *fw = *bw + 1;
+                    return None;
+                }
+                *bw -= 1;
+                *bbits = if fw == bw { *fbits } else { b[*bw].get() };
+            },
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                if *done {
+                    return None;
+                }
+                let v = *bv;
+                if fi == bi && fv == bv {
+                    *done = true;
+                } else if *bv <= r[*bi].start() {
+                    *bi -= 1;
+                    *bv = r[*bi].end();
+                } else {
+                    *bv -= 1;
+                }
+                Some(v as u16)
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Container kernels: queries on one container, independent of the format its directory
+//! came from. A [`Container`] is a typed, zero-copy view of one payload.
+
+pub(crate) mod count;
+pub(crate) mod iter;
+pub(crate) mod validate;
+
+use crate::cast::{BitsetLE, RunLE, U16};
+use crate::format::ContainerKind;
+
+/// One container's payload, borrowed from the bitmap's bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Container<'a> {
+    /// Sorted low parts.
+    Array(&'a [U16]),
+    /// 1024 words of bits.
+    Bitset(&'a BitsetLE),
+    /// Sorted runs.
+    Run(&'a [RunLE]),
+}
+
+/// The empty container, returned where an unchecked view's bytes do not hold a payload.
+pub(crate) const EMPTY: Container<'static> = Container::Array(&[]);
+
+impl<'a> Container<'a> {
+    /// The kind of this container.
+    pub(crate) fn kind(&self) -> ContainerKind {
+        match self {
+            Container::Array(_) => ContainerKind::Array,
+            Container::Bitset(_) => ContainerKind::Bitset,
+            Container::Run(_) => ContainerKind::Run,
+        }
+    }
+
+    /// Whether `lo` is in the container.
+    #[inline]
+    pub(crate) fn contains(&self, lo: u16) -> bool {
+        match self {
+            Container::Array(a) => a.binary_search_by(|x| x.get().cmp(&lo)).is_ok(),
+            Container::Bitset(b) => (b[usize::from(lo >> 6)].get() >> (lo & 63)) & 1 != 0,
+            Container::Run(r) => {
+                let i = r.partition_point(|x| x.start.get() <= lo);
+                i > 0 && u32::from(lo) <= r[i - 1].end()
+            }
+        }
+    }
+
+    /// The number of values `<= lo`.
+    pub(crate) fn rank(&self, lo: u16) -> u32 {
+        match self {
+            Container::Array(a) => a.partition_point(|x| x.get() <= lo) as u32,
+            Container::Bitset(b) => {
+                let w = usize::from(lo >> 6);
+                let full: u32 = b[..w].iter().map(|x| x.get().count_ones()).sum();
+                let mask = u64::MAX >> (63 - (lo & 63));
+                full + (b[w].get() & mask).count_ones()
+            }
+            Container::Run(r) => {
+                let lo = u32::from(lo);
+                let mut n = 0;
+                for run in *r {
+                    let s = run.start();
+                    if s > lo {
+                        break;
+                    }
+                    n += run.end().min(lo) - s + 1;
+                }
+                n
+            }
+        }
+    }
+
+    /// The `n`-th smallest value (0-based), if there are more than `n`.
+    pub(crate) fn select(&self, n: u32) -> Option<u16> {
+        match self {
+            Container::Array(a) => a.get(n as usize).map(|x| x.get()),
+            Container::Bitset(b) => {
+                let mut left = n;
+                for (i, w) in b.iter().enumerate() {
+                    let w = w.get();
+                    let c = w.count_ones();
+                    if left < c {
+                        return Some((i as u32 * 64 + select_in_word(w, left)) as u16);
+                    }
+                    left -= c;
+                }
+                None
+            }
+            Container::Run(r) => {
+                let mut left = n;
+                for run in *r {
+                    let len = run.end() - run.start() + 1;
+                    if left < len {
+                        return Some((run.start() + left) as u16);
+                    }
+                    left -= len;
+                }
+                None
+            }
+        }
+    }
+
+    /// The smallest value.
+    pub(crate) fn min(&self) -> Option<u16> {
+        match self {
+            Container::Array(a) => a.first().map(|x| x.get()),
+            Container::Bitset(b) => b
+                .iter()
+                .position(|w| w.get() != 0)
+                .map(|i| (i * 64) as u16 + b[i].get().trailing_zeros() as u16),
+            Container::Run(r) => r.first().map(|x| x.start.get()),
+        }
+    }
+
+    /// The largest value.
+    pub(crate) fn max(&self) -> Option<u16> {
+        match self {
+            Container::Array(a) => a.last().map(|x| x.get()),
+            Container::Bitset(b) => b
+                .iter()
+                .rposition(|w| w.get() != 0)
+                .map(|i| (i * 64) as u16 + 63 - b[i].get().leading_zeros() as u16),
+            Container::Run(r) => r.last().map(|x| x.end() as u16),
+        }
+    }
+
+    /// The number of maximal runs of consecutive values.
+    pub(crate) fn n_runs(&self) -> u32 {
+        match self {
+            Container::Array(a) => count_array_runs(a.iter().map(|x| x.get())),
+            Container::Bitset(b) => count_bitset_runs(b.iter().map(|w| w.get())),
+            Container::Run(r) => r.len() as u32,
+        }
+    }
+}
+
+/// Position of the `n`-th set bit of `w` (requires `n < w.count_ones()`).
+#[inline]
+pub(crate) fn select_in_word(mut w: u64, n: u32) -> u32 {
+    for _ in 0..n {
+        w &= w.wrapping_sub(1);
+    }
+    w.trailing_zeros()
+}
+
+/// Maximal runs in strictly increasing values.
+#[inline]
+pub(crate) fn count_array_runs(values: impl Iterator<Item = u16>) -> u32 {
+    let mut runs = 0u32;
+    let mut next = u32::MAX; // never equal to a u16
+    for v in values {
+        runs += u32::from(u32::from(v) != next);
+        next = u32::from(v) + 1;
+    }
+    runs
+}
+
+/// Maximal runs of set bits in a bitset given as words.
+#[inline]
+pub(crate) fn count_bitset_runs(words: impl Iterator<Item = u64>) -> u32 {
+    let mut runs = 0u32;
+    let mut carry = 0u64; // top bit of the previous word
+    for w in words {
+        // A run starts at every set bit whose lower neighbour is clear.
+        runs += (w & !((w << 1) | carry)).count_ones();
+        carry = w >> 63;
+    }
+    runs
+}
+
+/// Whether two containers that both store `card` values hold the same values.
+pub(crate) fn equal(a: Container<'_>, b: Container<'_>, card: u32) -> bool {
+    use crate::cast::bytes_of;
+    match (a, b) {
+        (Container::Array(x), Container::Array(y)) => bytes_of(x) == bytes_of(y),
+        (Container::Bitset(x), Container::Bitset(y)) => bytes_of(&x[..]) == bytes_of(&y[..]),
+        (Container::Run(x), Container::Run(y)) => bytes_of(x) == bytes_of(y),
+        _ => count::intersection_len(a, b) == u64::from(card),
+    }
+}
+
+/// The payload's bytes as stored (for runs: the runs, without the run count before them).
+pub(crate) fn payload_bytes<'a>(c: &Container<'a>) -> &'a [u8] {
+    use crate::cast::bytes_of;
+    match *c {
+        Container::Array(a) => bytes_of(a),
+        Container::Bitset(b) => bytes_of(&b[..]),
+        Container::Run(r) => bytes_of(r),
+    }
+}

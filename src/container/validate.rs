@@ -1,0 +1,53 @@
+//! Strict checks of one container's payload against the Roaring invariants.
+
+use super::Container;
+use crate::format::ARRAY_MAX;
+
+/// Checks the payload against its stored cardinality. Returns the name of the broken
+/// invariant and the byte offset within the payload where it was found.
+pub(crate) fn check(c: Container<'_>, card: u32) -> Result<(), (&'static str, usize)> {
+    match c {
+        Container::Array(a) => {
+            if a.is_empty() || a.len() > ARRAY_MAX as usize {
+                return Err(("array cardinality", 0));
+            }
+            if let Some(i) = a.windows(2).position(|w| w[0].get() >= w[1].get()) {
+                return Err(("array values (not strictly increasing)", 2 * (i + 1)));
+            }
+            Ok(())
+        }
+        Container::Bitset(b) => {
+            let pop: u32 = b.iter().map(|w| w.get().count_ones()).sum();
+            if pop != card {
+                return Err(("bitset popcount (differs from stored cardinality)", 0));
+            }
+            if card <= ARRAY_MAX {
+                return Err(("bitset cardinality (at most 4096: must be an array)", 0));
+            }
+            Ok(())
+        }
+        Container::Run(r) => {
+            if r.is_empty() {
+                return Err(("run count", 0));
+            }
+            let mut next_allowed = 0u32; // smallest start allowed for the next run
+            let mut total = 0u32;
+            for (i, run) in r.iter().enumerate() {
+                let s = run.start();
+                let e = s + u32::from(run.len_minus_one.get());
+                if e > 0xFFFF {
+                    return Err(("run (extends past 65535)", 2 + 4 * i));
+                }
+                if i > 0 && s < next_allowed {
+                    return Err(("run (unsorted, overlapping or adjacent)", 2 + 4 * i));
+                }
+                next_allowed = e + 2;
+                total += e - s + 1;
+            }
+            if total != card {
+                return Err(("run lengths (sum differs from stored cardinality)", 2));
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Constants and size rules of the frozen format (see `format-spec/FORMAT.md`).
+
+/// The first four bytes of every frozen bitmap.
+pub(crate) const MAGIC: [u8; 4] = *b"FRZR";
+/// The format version this release writes and reads.
+pub(crate) const VERSION: u8 = 1;
+/// Bytes in the fixed header.
+pub(crate) const HEADER_LEN: usize = 16;
+/// Flag bit: a CRC32C trailer is present.
+pub(crate) const FLAG_CRC: u8 = 1;
+/// Bytes in the CRC32C trailer.
+pub(crate) const TRAILER_LEN: usize = 4;
+/// Directory bytes per container.
+pub(crate) const DIR_ENTRY_LEN: usize = 12;
+/// Largest container count (one per possible key).
+pub(crate) const MAX_CONTAINERS: usize = 1 << 16;
+/// Largest cardinality of an array container.
+pub(crate) const ARRAY_MAX: u32 = 4096;
+/// Largest number of runs a container can need (alternating values).
+pub(crate) const MAX_RUNS: u32 = 32768;
+/// Alignment of bitset payloads relative to the start of the bitmap.
+pub(crate) const BITSET_ALIGN: usize = 64;
+
+/// The three kinds of container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ContainerKind {
+    /// Sorted `u16` low parts, at most 4096.
+    Array,
+    /// 65536-bit bitset.
+    Bitset,
+    /// Sorted runs of consecutive values.
+    Run,
+}
+
+impl ContainerKind {
+    /// The kind's code in a directory descriptor.
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            ContainerKind::Array => 0,
+            ContainerKind::Bitset => 1,
+            ContainerKind::Run => 2,
+        }
+    }
+
+    /// The kind for a descriptor code, `None` for the invalid code 3.
+    pub(crate) fn from_code(code: u32) -> Option<ContainerKind> {
+        match code & 3 {
+            0 => Some(ContainerKind::Array),
+            1 => Some(ContainerKind::Bitset),
+            2 => Some(ContainerKind::Run),
+            _ => None,
+        }
+    }
+
+    /// Alignment of this kind's payload relative to the start of the bitmap.
+    pub(crate) fn align(self) -> usize {
+        match self {
+            ContainerKind::Bitset => BITSET_ALIGN,
+            _ => 2,
+        }
+    }
+}
+
+/// Payload bytes of a container: `card` values for arrays, `n_runs` runs for runs.
+#[inline]
+pub(crate) fn payload_len(kind: ContainerKind, card: u32, n_runs: u32) -> usize {
+    match kind {
+        ContainerKind::Array => 2 * card as usize,
+        ContainerKind::Bitset => 8192,
+        ContainerKind::Run => 2 + 4 * n_runs as usize,
+    }
+}
+
+/// The canonical kind for a container of `card` values forming `n_runs` maximal runs: a run
+/// container iff strictly smaller than the non-run choice, by CRoaring's `run_optimize` size
+/// rules (array `2c + 2`, bitset `8192`, run `2 + 4r`).
+#[inline]
+pub(crate) fn canonical_kind(card: u32, n_runs: u32) -> ContainerKind {
+    let run = 2 + 4 * u64::from(n_runs);
+    if card <= ARRAY_MAX {
+        if run < 2 * u64::from(card) + 2 {
+            ContainerKind::Run
+        } else {
+            ContainerKind::Array
+        }
+    } else if run < 8192 {
+        ContainerKind::Run
+    } else {
+        ContainerKind::Bitset
+    }
+}
+
+/// Rounds `x` up to a multiple of `align` (a power of two).
+#[inline]
+pub(crate) const fn align_up(x: usize, align: usize) -> usize {
+    (x + align - 1) & !(align - 1)
+}
+
+/// Offset of the first payload byte for `n` containers.
+#[inline]
+pub(crate) const fn payload_start(n: usize) -> usize {
+    HEADER_LEN + DIR_ENTRY_LEN * n
+}

@@ -1,0 +1,74 @@
+//! Roaring bitmaps written once and read in place.
+//!
+//! `frozen-roaring` writes sets of `u32` as Roaring bitmaps in a byte-exact *frozen*
+//! format ([`format-spec/FORMAT.md`][spec]) and queries them where they lie — in a
+//! memory-mapped file, a database value, a network buffer — with no decoding, no copy, no
+//! allocation, and no alignment requirement on the bytes.
+//!
+//! - [`Writer`] encodes strictly ascending values (or re-encodes a view), reusing its
+//!   buffers: zero allocations per bitmap in steady state, payloads copied in bulk.
+//! - [`FrozenBitmap`] is a `Copy` view over `&[u8]` with the query API of roaring-rs:
+//!   `contains`, `len`, `rank`, `select`, `iter`, `intersection_len`, `is_subset`, ...
+//!
+//! # Example
+//!
+//! ```
+//! use frozen_roaring::{FrozenBitmap, Writer};
+//!
+//! // Write two posting lists one after the other into one buffer (or file).
+//! let mut writer = Writer::new();
+//! let mut file = Vec::new();
+//! let rust = writer.write_sorted([3, 17, 42, 1_000_000], &mut file)?;
+//! let fast = writer.write_sorted((0..2_000_000).step_by(7), &mut file)?;
+//!
+//! // Open them in place: O(containers) checks, no allocation.
+//! let rust = FrozenBitmap::from_bytes(&file[rust])?;
+//! let fast = FrozenBitmap::from_bytes(&file[fast])?;
+//! assert_eq!(rust.intersection_len(&fast), 2); // 42 and 1_000_000... are multiples of 7?
+//! # Ok::<(), frozen_roaring::Error>(())
+//! ```
+//!
+//! # Safety model
+//!
+//! | constructor | checks | cost | after `Ok` |
+//! | --- | --- | --- | --- |
+//! | [`FrozenBitmap::from_bytes`] | header, directory, offsets, lengths | O(containers) | memory-safe, panic-free; answers exact unless payloads are corrupt |
+//! | [`FrozenBitmap::from_bytes_strict`] | also every payload invariant and the checksum | O(size) | answers exact |
+//! | [`FrozenBitmap::from_bytes_unchecked`] (`unsafe`) | nothing | O(1) | for bytes you wrote |
+//!
+//! The crate has no `unsafe` block: every byte cast goes through `zerocopy`'s checked
+//! conversions to alignment-1 little-endian integers.
+//!
+//! # Features
+//!
+//! - `std` (default): `std::io::Write` output, hardware CRC32C. Implies `alloc`.
+//! - `alloc`: the [`Writer`] and [`FrozenBitmap::to_vec`]. Without it (`no_std`), views
+//!   and every query remain available.
+//!
+//! [spec]: https://github.com/frozen-roaring/frozen-roaring/blob/main/format-spec/FORMAT.md
+
+#![no_std]
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod cast;
+mod checksum;
+mod container;
+mod error;
+mod format;
+mod view;
+#[cfg(feature = "alloc")]
+mod write;
+
+pub use error::{Error, ErrorKind};
+pub use format::ContainerKind;
+pub use view::{FrozenBitmap, Iter, Statistics};
+#[cfg(feature = "alloc")]
+pub use write::{Builder, Writer};

@@ -1,0 +1,233 @@
+//! Iteration over a view's values.
+
+use super::dir::Directory;
+use crate::container::iter::ContainerIter;
+
+/// An iterator over a bitmap's values in ascending order, from [`FrozenBitmap::iter`].
+///
+/// Besides [`Iterator`] and [`DoubleEndedIterator`] it offers [`advance_to`](Iter::advance_to)
+/// and [`advance_back_to`](Iter::advance_back_to) to skip ahead, and a batch
+/// [`next_many`](Iter::next_many) that fills a buffer container by container.
+///
+/// [`FrozenBitmap::iter`]: crate::FrozenBitmap::iter
+#[derive(Clone, Debug)]
+pub struct Iter<'a> {
+    dir: Directory<'a>,
+    /// Next container index to open at the front.
+    next_front: usize,
+    /// One past the next container index to open at the back.
+    next_back: usize,
+    front: Option<(u32, ContainerIter<'a>)>,
+    back: Option<(u32, ContainerIter<'a>)>,
+}
+
+impl<'a> Iter<'a> {
+    pub(crate) fn new(dir: Directory<'a>) -> Iter<'a> {
+        Iter {
+            dir,
+            next_front: 0,
+            next_back: dir.n(),
+            front: None,
+            back: None,
+        }
+    }
+
+    fn open(&self, i: usize) -> (u32, ContainerIter<'a>) {
+        (
+            u32::from(self.dir.key(i)) << 16,
+            ContainerIter::new(self.dir.container(i)),
+        )
+    }
+
+    /// Moves the front so that the next value is the smallest `>= value`.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([1, 5, 70_000, 80_000], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// let mut it = bitmap.iter();
+    /// it.advance_to(6);
+    /// assert_eq!(it.next(), Some(70_000));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn advance_to(&mut self, value: u32) {
+        let (key, lo) = ((value >> 16) as u16, value as u16);
+        if let Some((high, it)) = &mut self.front {
+            let k = (*high >> 16) as u16;
+            if k > key {
+                return;
+            }
+            if k == key {
+                it.advance_to(lo);
+                return;
+            }
+            self.front = None;
+        }
+        // First unopened container with a key >= key.
+        self.next_front = self.dir.lower_bound(key, self.next_front, self.next_back);
+        if self.next_front < self.next_back {
+            if self.dir.key(self.next_front) == key {
+                let mut opened = self.open(self.next_front);
+                opened.1.advance_to(lo);
+                self.front = Some(opened);
+                self.next_front += 1;
+            }
+            return;
+        }
+        if let Some((high, it)) = &mut self.back {
+            let k = (*high >> 16) as u16;
+            if k == key {
+                it.advance_to(lo);
+            } else if k < key {
+                self.back = None;
+            }
+        }
+    }
+
+    /// Moves the back so that the next value from the back is the largest `<= value`.
+    pub fn advance_back_to(&mut self, value: u32) {
+        let (key, lo) = ((value >> 16) as u16, value as u16);
+        if let Some((high, it)) = &mut self.back {
+            let k = (*high >> 16) as u16;
+            if k < key {
+                return;
+            }
+            if k == key {
+                it.advance_back_to(lo);
+                return;
+            }
+            self.back = None;
+        }
+        // Drop the unopened containers with a key > key.
+        if let Some(next_key) = key.checked_add(1) {
+            self.next_back = self
+                .dir
+                .lower_bound(next_key, self.next_front, self.next_back);
+        }
+        if self.next_front < self.next_back {
+            if self.dir.key(self.next_back - 1) == key {
+                let mut opened = self.open(self.next_back - 1);
+                opened.1.advance_back_to(lo);
+                self.back = Some(opened);
+                self.next_back -= 1;
+            }
+            return;
+        }
+        if let Some((high, it)) = &mut self.front {
+            let k = (*high >> 16) as u16;
+            if k == key {
+                it.advance_back_to(lo);
+            } else if k > key {
+                self.front = None;
+            }
+        }
+    }
+
+    /// Fills `buf` with the next values and returns how many it wrote (0 at the end).
+    /// Works container by container: a whole array is converted in one loop.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted(0..1000, &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// let mut it = bitmap.iter();
+    /// let mut batch = [0u32; 256];
+    /// let mut total = 0;
+    /// loop {
+    ///     let n = it.next_many(&mut batch);
+    ///     if n == 0 { break; }
+    ///     total += n;
+    /// }
+    /// assert_eq!(total, 1000);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn next_many(&mut self, buf: &mut [u32]) -> usize {
+        let mut n = 0;
+        while n < buf.len() {
+            if let Some((high, it)) = &mut self.front {
+                n += it.fill(*high, &mut buf[n..]);
+                if n == buf.len() {
+                    break;
+                }
+                self.front = None;
+            }
+            if self.next_front < self.next_back {
+                self.front = Some(self.open(self.next_front));
+                self.next_front += 1;
+                continue;
+            }
+            // Only the back container (if any) is left: take it over at the front.
+            match self.back.take() {
+                Some(back) => self.front = Some(back),
+                None => break,
+            }
+        }
+        n
+    }
+
+    fn remaining(&self) -> u64 {
+        let side =
+            |s: &Option<(u32, ContainerIter<'a>)>| s.as_ref().map_or(0, |(_, it)| it.remaining());
+        let middle = if self.next_front < self.next_back {
+            self.dir
+                .cum(self.next_back)
+                .saturating_sub(self.dir.cum(self.next_front))
+        } else {
+            0
+        };
+        side(&self.front) + middle + side(&self.back)
+    }
+}
+
+impl Iterator for Iter<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        loop {
+            if let Some((high, it)) = &mut self.front {
+                if let Some(lo) = it.next() {
+                    return Some(*high | u32::from(lo));
+                }
+                self.front = None;
+            }
+            if self.next_front < self.next_back {
+                self.front = Some(self.open(self.next_front));
+                self.next_front += 1;
+                continue;
+            }
+            let (high, it) = self.back.as_mut()?;
+            return it.next().map(|lo| *high | u32::from(lo));
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.remaining()).unwrap_or(usize::MAX);
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u32> {
+        loop {
+            if let Some((high, it)) = &mut self.back {
+                if let Some(lo) = it.next_back() {
+                    return Some(*high | u32::from(lo));
+                }
+                self.back = None;
+            }
+            if self.next_front < self.next_back {
+                self.next_back -= 1;
+                self.back = Some(self.open(self.next_back));
+                continue;
+            }
+            let (high, it) = self.front.as_mut()?;
+            return it.next_back().map(|lo| *high | u32::from(lo));
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Iter<'_> {}

@@ -1,0 +1,452 @@
+//! [`FrozenBitmap`]: a zero-copy, allocation-free view of a bitmap's bytes.
+
+mod dir;
+mod iter;
+mod open;
+mod setops;
+
+pub use iter::Iter;
+
+pub(crate) use dir::Directory;
+
+use core::fmt;
+use core::ops::{Bound, RangeBounds};
+
+use crate::container::Container;
+use crate::error::{Error, ErrorKind};
+use crate::format::{ContainerKind, FLAG_CRC, TRAILER_LEN};
+
+/// A read-only Roaring bitmap over borrowed bytes, queried in place.
+///
+/// A `FrozenBitmap` is two words of directory slices over a `&[u8]`: it is `Copy`, never
+/// allocates, and works on a slice at any address (no alignment needed). Open one with
+///
+/// - [`FrozenBitmap::from_bytes`] — checked: verifies the structure (header, directory,
+///   offsets, lengths) in O(containers) without reading payloads; the normal choice for
+///   bytes from a file, a database or the network;
+/// - [`FrozenBitmap::from_bytes_strict`] — also verifies every payload and the checksum in
+///   O(size);
+/// - [`FrozenBitmap::from_bytes_unchecked`] — O(1), for bytes you wrote yourself.
+///
+/// # Safety model and corrupt payloads
+///
+/// Whatever the bytes, a view from any constructor is memory-safe, and every method is free
+/// of panics and undefined behaviour and terminates. A view from `from_bytes_strict`, or one
+/// on which [`validate`](Self::validate) returned `Ok`, answers every query exactly.
+///
+/// A view that passed only the checked constructor can hold corrupt payloads (arrays not
+/// sorted, bitset popcounts that differ from the stored cardinality, overlapping runs). Then:
+/// - [`len`](Self::len), [`rank`](Self::rank), [`select`](Self::select), `range_len` and the
+///   `*_len` set counts use stored cardinalities and can disagree with what iteration yields;
+/// - [`contains`](Self::contains) and the intersection kernels search arrays and runs by
+///   binary search and can miss values that are out of order;
+/// - iteration yields the payload as stored (possibly out of order or repeated), clipped to
+///   the container's 65536 values; its `size_hint` is the stored count.
+///
+/// A view from `from_bytes_unchecked` over bytes that are not a valid bitmap may in addition
+/// see containers as empty.
+///
+/// # Example
+///
+/// ```
+/// use frozen_roaring::{FrozenBitmap, Writer};
+///
+/// let mut writer = Writer::new();
+/// let mut bytes = Vec::new();
+/// let range = writer.write_sorted([1, 2, 3, 100_000, 4_000_000_000], &mut bytes)?;
+///
+/// let bitmap = FrozenBitmap::from_bytes(&bytes[range])?;
+/// assert_eq!(bitmap.len(), 5);
+/// assert!(bitmap.contains(100_000));
+/// assert_eq!(bitmap.rank(100_000), 4);
+/// assert_eq!(bitmap.select(4), Some(4_000_000_000));
+/// assert_eq!(bitmap.iter().rev().next(), Some(4_000_000_000));
+/// # Ok::<(), frozen_roaring::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct FrozenBitmap<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) dir: Directory<'a>,
+}
+
+/// Container counts and sizes of a bitmap, by kind (see [`FrozenBitmap::statistics`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Statistics {
+    /// Number of containers.
+    pub containers: u32,
+    /// Number of array containers.
+    pub array_containers: u32,
+    /// Number of bitset containers.
+    pub bitset_containers: u32,
+    /// Number of run containers.
+    pub run_containers: u32,
+    /// Values in array containers.
+    pub array_values: u64,
+    /// Values in bitset containers.
+    pub bitset_values: u64,
+    /// Values in run containers.
+    pub run_values: u64,
+    /// Payload bytes of array containers.
+    pub array_bytes: u64,
+    /// Payload bytes of bitset containers.
+    pub bitset_bytes: u64,
+    /// Payload bytes of run containers.
+    pub run_bytes: u64,
+    /// Header, directory, padding and trailer bytes.
+    pub metadata_bytes: u64,
+    /// Total size of the bitmap in bytes.
+    pub total_bytes: u64,
+}
+
+impl<'a> FrozenBitmap<'a> {
+    /// Opens a bitmap, checking its structure in O(containers).
+    ///
+    /// `bytes` must be exactly one bitmap (use [`from_prefix`](Self::from_prefix) when more
+    /// data follows). The slice may be at any address.
+    ///
+    /// Never panics and never allocates, for any input. After `Ok` every method is
+    /// memory-safe and panic-free; payload contents are not read, so answers can be wrong
+    /// if they are corrupt (see the type's documentation). Use
+    /// [`from_bytes_strict`](Self::from_bytes_strict) to check them too.
+    ///
+    /// # Errors
+    ///
+    /// An [`Error`] whose [`kind`](Error::kind) is `BadMagic`, `UnsupportedVersion`,
+    /// `Truncated` or `Malformed`, naming the field and its offset.
+    ///
+    /// ```
+    /// use frozen_roaring::{ErrorKind, FrozenBitmap};
+    /// let err = FrozenBitmap::from_bytes(b"not a bitmap").unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::BadMagic);
+    /// ```
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<FrozenBitmap<'a>, Error> {
+        let (bm, len) = open::parse(bytes)?;
+        if len != bytes.len() {
+            return Err(Error::malformed(
+                "total length (the slice is longer than the bitmap; use from_prefix)",
+                12,
+            )
+            .values(len as u64, bytes.len() as u64));
+        }
+        Ok(bm)
+    }
+
+    /// Opens the bitmap at the start of `bytes` and returns it with the bytes that follow.
+    /// Same checks as [`from_bytes`](Self::from_bytes).
+    ///
+    /// ```
+    /// use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut buf = Vec::new();
+    /// Writer::new().write_sorted([7], &mut buf)?;
+    /// buf.extend_from_slice(b"tail");
+    /// let (bitmap, rest) = FrozenBitmap::from_prefix(&buf)?;
+    /// assert_eq!((bitmap.len(), rest), (1, &b"tail"[..]));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn from_prefix(bytes: &'a [u8]) -> Result<(FrozenBitmap<'a>, &'a [u8]), Error> {
+        let (bm, len) = open::parse(bytes)?;
+        Ok((bm, &bytes[len..]))
+    }
+
+    /// Opens a bitmap and checks every Roaring invariant and the checksum, in O(size).
+    /// After `Ok`, every answer is exact.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_bytes`](Self::from_bytes), plus `Corrupt` for a payload that breaks an
+    /// invariant and `ChecksumMismatch`.
+    pub fn from_bytes_strict(bytes: &'a [u8]) -> Result<FrozenBitmap<'a>, Error> {
+        let bm = FrozenBitmap::from_bytes(bytes)?;
+        bm.validate()?;
+        Ok(bm)
+    }
+
+    /// Opens a bitmap in O(1), reading only the header.
+    ///
+    /// # Safety
+    ///
+    /// `bytes` must be exactly one bitmap that [`from_bytes`](Self::from_bytes) accepts, for
+    /// example bytes this crate's `Writer` produced. The current implementation stays
+    /// memory-safe even when this is violated (containers it cannot find read as empty), but
+    /// callers must not rely on that: later releases may skip bounds checks here.
+    #[allow(unsafe_code)]
+    pub unsafe fn from_bytes_unchecked(bytes: &'a [u8]) -> FrozenBitmap<'a> {
+        open::unchecked(bytes)
+    }
+
+    /// Checks every Roaring invariant and the checksum (O(size)); see
+    /// [`from_bytes_strict`](Self::from_bytes_strict).
+    ///
+    /// # Errors
+    ///
+    /// The first violation found, as an [`Error`] naming the field and offset.
+    pub fn validate(&self) -> Result<(), Error> {
+        open::validate(self)
+    }
+
+    /// Whether the bitmap carries a CRC32C checksum.
+    pub fn has_checksum(&self) -> bool {
+        self.bytes.get(5).is_some_and(|f| f & FLAG_CRC != 0) && self.bytes.len() >= TRAILER_LEN
+    }
+
+    /// Checks the CRC32C checksum, if the bitmap has one (`Ok` if it has none).
+    ///
+    /// # Errors
+    ///
+    /// `ChecksumMismatch` if the bytes changed since they were written.
+    pub fn verify(&self) -> Result<(), Error> {
+        if !self.has_checksum() {
+            return Ok(());
+        }
+        let (body, tail) = self.bytes.split_at(self.bytes.len() - TRAILER_LEN);
+        let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+        let computed = crate::checksum::crc32c(body);
+        if stored != computed {
+            return Err(
+                Error::new(ErrorKind::ChecksumMismatch, "checksum", body.len())
+                    .values(u64::from(computed), u64::from(stored)),
+            );
+        }
+        Ok(())
+    }
+
+    /// The bytes of the bitmap (exactly the bitmap, trailer included).
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The number of values.
+    #[inline]
+    pub fn len(&self) -> u64 {
+        self.dir.cum(self.dir.n())
+    }
+
+    /// Whether the bitmap holds no value.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.dir.n() == 0
+    }
+
+    /// The number of containers.
+    pub fn container_count(&self) -> usize {
+        self.dir.n()
+    }
+
+    /// Whether `value` is in the bitmap.
+    #[inline]
+    pub fn contains(&self, value: u32) -> bool {
+        match self.dir.find((value >> 16) as u16) {
+            Ok(i) => self.dir.container(i).contains(value as u16),
+            Err(_) => false,
+        }
+    }
+
+    /// The smallest value.
+    pub fn min(&self) -> Option<u32> {
+        (0..self.dir.n()).find_map(|i| {
+            self.dir
+                .container(i)
+                .min()
+                .map(|lo| join(self.dir.key(i), lo))
+        })
+    }
+
+    /// The largest value.
+    pub fn max(&self) -> Option<u32> {
+        (0..self.dir.n()).rev().find_map(|i| {
+            self.dir
+                .container(i)
+                .max()
+                .map(|lo| join(self.dir.key(i), lo))
+        })
+    }
+
+    /// The number of values `<= value`.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([10, 20, 30], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// assert_eq!((bitmap.rank(9), bitmap.rank(10), bitmap.rank(25)), (0, 1, 2));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn rank(&self, value: u32) -> u64 {
+        match self.dir.find((value >> 16) as u16) {
+            Ok(i) => self.dir.cum(i) + u64::from(self.dir.container(i).rank(value as u16)),
+            Err(i) => self.dir.cum(i),
+        }
+    }
+
+    /// The `n`-th smallest value (0-based), or `None` if there are `n` values or fewer.
+    pub fn select(&self, n: u32) -> Option<u32> {
+        let n = u64::from(n);
+        if n >= self.len() {
+            return None;
+        }
+        let i = self.dir.container_of_rank(n)?;
+        let within = u32::try_from(n - self.dir.cum(i)).ok()?;
+        self.dir
+            .container(i)
+            .select(within)
+            .map(|lo| join(self.dir.key(i), lo))
+    }
+
+    /// The number of values in `range`.
+    pub fn range_len<R: RangeBounds<u32>>(&self, range: R) -> u64 {
+        match inclusive(range) {
+            Some((lo, hi)) => {
+                let below = if lo == 0 { 0 } else { self.rank(lo - 1) };
+                self.rank(hi).saturating_sub(below)
+            }
+            None => 0,
+        }
+    }
+
+    /// Whether every value of `range` is in the bitmap (`true` for an empty range).
+    pub fn contains_range<R: RangeBounds<u32>>(&self, range: R) -> bool {
+        match inclusive(range) {
+            Some((lo, hi)) => self.range_len(lo..=hi) == u64::from(hi - lo) + 1,
+            None => true,
+        }
+    }
+
+    /// An iterator over the values in ascending order (double-ended; see [`Iter`]).
+    pub fn iter(&self) -> Iter<'a> {
+        Iter::new(self.dir)
+    }
+
+    /// Container statistics by kind.
+    pub fn statistics(&self) -> Statistics {
+        let mut s = Statistics {
+            containers: self.dir.n() as u32,
+            total_bytes: self.bytes.len() as u64,
+            ..Default::default()
+        };
+        let mut payload = 0u64;
+        for i in 0..self.dir.n() {
+            let c = self.dir.container(i);
+            let card = u64::from(self.dir.card(i));
+            let bytes = crate::format::payload_len(c.kind(), self.dir.card(i), c.n_runs()) as u64;
+            payload += bytes;
+            let (count, values, size) = match c.kind() {
+                ContainerKind::Array => (
+                    &mut s.array_containers,
+                    &mut s.array_values,
+                    &mut s.array_bytes,
+                ),
+                ContainerKind::Bitset => (
+                    &mut s.bitset_containers,
+                    &mut s.bitset_values,
+                    &mut s.bitset_bytes,
+                ),
+                ContainerKind::Run => (&mut s.run_containers, &mut s.run_values, &mut s.run_bytes),
+            };
+            *count += 1;
+            *values += card;
+            *size += bytes;
+        }
+        s.metadata_bytes = s.total_bytes.saturating_sub(payload);
+        s
+    }
+
+    /// All values in ascending order.
+    #[cfg(feature = "alloc")]
+    pub fn to_vec(&self) -> alloc::vec::Vec<u32> {
+        // The stored length bounds the first reservation; growth beyond it (possible only
+        // for corrupt payloads) is amortized.
+        let mut out = alloc::vec::Vec::with_capacity(self.len().min(1 << 24) as usize);
+        let mut it = self.iter();
+        let mut chunk = [0u32; 256];
+        loop {
+            let n = it.next_many(&mut chunk);
+            if n == 0 {
+                return out;
+            }
+            out.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// Container `i` with its key (crate-internal access for writers and set operations).
+    #[inline]
+    pub(crate) fn container_at(&self, i: usize) -> (u16, Container<'a>) {
+        (self.dir.key(i), self.dir.container(i))
+    }
+}
+
+#[inline]
+pub(crate) fn join(key: u16, lo: u16) -> u32 {
+    (u32::from(key) << 16) | u32::from(lo)
+}
+
+/// `range` as an inclusive `(lo, hi)`, `None` if empty.
+fn inclusive<R: RangeBounds<u32>>(range: R) -> Option<(u32, u32)> {
+    let lo = match range.start_bound() {
+        Bound::Included(&x) => x,
+        Bound::Excluded(&x) => x.checked_add(1)?,
+        Bound::Unbounded => 0,
+    };
+    let hi = match range.end_bound() {
+        Bound::Included(&x) => x,
+        Bound::Excluded(&x) => x.checked_sub(1)?,
+        Bound::Unbounded => u32::MAX,
+    };
+    (lo <= hi).then_some((lo, hi))
+}
+
+impl PartialEq for FrozenBitmap<'_> {
+    /// Set equality (whatever the container kinds or formats of the two bitmaps).
+    fn eq(&self, other: &FrozenBitmap<'_>) -> bool {
+        let n = self.dir.n();
+        if n != other.dir.n() || self.len() != other.len() {
+            return false;
+        }
+        (0..n).all(|i| {
+            let (ka, a) = self.container_at(i);
+            let (kb, b) = other.container_at(i);
+            let card = self.dir.card(i);
+            ka == kb && card == other.dir.card(i) && crate::container::equal(a, b, card)
+        })
+    }
+}
+
+impl Eq for FrozenBitmap<'_> {}
+
+impl fmt::Debug for FrozenBitmap<'_> {
+    /// A short summary: size, container count and the first values.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct First<'a>(FrozenBitmap<'a>);
+        impl fmt::Debug for First<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let mut l = f.debug_list();
+                l.entries(self.0.iter().take(8));
+                if self.0.len() > 8 {
+                    l.entry(&format_args!(".."));
+                }
+                l.finish()
+            }
+        }
+        f.debug_struct("FrozenBitmap")
+            .field("len", &self.len())
+            .field("containers", &self.dir.n())
+            .field("bytes", &self.bytes.len())
+            .field("values", &First(*self))
+            .finish()
+    }
+}
+
+impl<'a> IntoIterator for FrozenBitmap<'a> {
+    type Item = u32;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &FrozenBitmap<'a> {
+    type Item = u32;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}

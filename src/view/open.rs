@@ -1,0 +1,215 @@
+//! Opening a view: the checked, strict and unchecked constructors.
+
+use super::dir::{Directory, FrozenDir};
+use super::FrozenBitmap;
+use crate::cast::{self, U16, U32};
+use crate::container::validate;
+use crate::error::{Error, ErrorKind};
+use crate::format::*;
+
+/// Structural validation of a frozen bitmap at the start of `bytes`, in O(containers).
+/// Returns the view and the number of bytes it spans. Never panics, never allocates.
+pub(crate) fn parse(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, usize), Error> {
+    if bytes.len() >= 4 && bytes[..4] != MAGIC {
+        return Err(Error::new(ErrorKind::BadMagic, "magic", 0));
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(Error::truncated(
+            "header",
+            0,
+            HEADER_LEN as u64,
+            bytes.len() as u64,
+        ));
+    }
+    let version = bytes[4];
+    if version != VERSION {
+        return Err(Error::new(ErrorKind::UnsupportedVersion, "version", 4)
+            .values(u64::from(VERSION), u64::from(version)));
+    }
+    let flags = bytes[5];
+    if flags & !FLAG_CRC != 0 {
+        return Err(Error::malformed("flags (unknown bits set)", 5)
+            .values(u64::from(FLAG_CRC), u64::from(flags)));
+    }
+    if bytes[6] != 0 || bytes[7] != 0 {
+        return Err(Error::malformed("reserved header field (must be 0)", 6));
+    }
+    let n = read32(bytes, 8) as usize;
+    if n > MAX_CONTAINERS {
+        return Err(Error::malformed("container count", 8).values(MAX_CONTAINERS as u64, n as u64));
+    }
+    let total = read32(bytes, 12) as usize;
+    let trailer = if flags & FLAG_CRC != 0 {
+        TRAILER_LEN
+    } else {
+        0
+    };
+    let dir_end = payload_start(n);
+    if total < dir_end + trailer {
+        return Err(
+            Error::malformed("total length (shorter than its directory)", 12)
+                .values((dir_end + trailer) as u64, total as u64),
+        );
+    }
+    if total > bytes.len() {
+        return Err(Error::truncated(
+            "bitmap",
+            0,
+            total as u64,
+            bytes.len() as u64,
+        ));
+    }
+    let body = &bytes[..total - trailer];
+    let dir = frozen_dir(body, n).ok_or_else(|| Error::malformed("directory", HEADER_LEN))?;
+
+    let mut prev_key: i64 = -1;
+    let mut pos = dir_end;
+    let mut cum = 0u64;
+    for i in 0..n {
+        let key = dir.keys[i].get();
+        if i64::from(key) <= prev_key {
+            return Err(Error::malformed(
+                "key (keys must be strictly increasing)",
+                HEADER_LEN + 2 * i,
+            )
+            .values(prev_key as u64 + 1, u64::from(key)));
+        }
+        prev_key = i64::from(key);
+        let card = u32::from(dir.cards[i].get()) + 1;
+        let desc_at = HEADER_LEN + 4 * n + 4 * i;
+        let desc = dir.descs[i].get();
+        let kind = ContainerKind::from_code(desc)
+            .ok_or_else(|| Error::malformed("descriptor (container kind 3 is invalid)", desc_at))?;
+        let off = (desc >> 2) as usize;
+        if off % kind.align() != 0 {
+            return Err(
+                Error::malformed("payload offset (misaligned for its kind)", desc_at)
+                    .values(kind.align() as u64, off as u64),
+            );
+        }
+        if off < pos {
+            return Err(Error::malformed(
+                "payload offset (overlaps the directory or the previous payload)",
+                desc_at,
+            )
+            .values(pos as u64, off as u64));
+        }
+        let len = match kind {
+            ContainerKind::Array if card > ARRAY_MAX => {
+                return Err(Error::malformed(
+                    "cardinality (an array holds at most 4096 values)",
+                    HEADER_LEN + 2 * n + 2 * i,
+                )
+                .values(u64::from(ARRAY_MAX), u64::from(card)));
+            }
+            ContainerKind::Run => {
+                let runs = cast::read_u16(body, off).ok_or_else(|| {
+                    Error::truncated("run count", off, off as u64 + 2, body.len() as u64)
+                })?;
+                if runs == 0 || u32::from(runs) > MAX_RUNS {
+                    return Err(
+                        Error::malformed("run count (1 to 32768)", off).values(1, u64::from(runs))
+                    );
+                }
+                payload_len(kind, card, u32::from(runs))
+            }
+            _ => payload_len(kind, card, 0),
+        };
+        let end = off + len;
+        if end > body.len() {
+            return Err(Error::truncated(
+                "payload",
+                off,
+                end as u64,
+                body.len() as u64,
+            ));
+        }
+        pos = end;
+        let stored = u64::from(dir.cums[i].get());
+        if stored != cum {
+            return Err(
+                Error::malformed("cumulative cardinality", HEADER_LEN + 8 * n + 4 * i)
+                    .values(cum, stored),
+            );
+        }
+        cum += u64::from(card);
+    }
+    if pos != body.len() {
+        return Err(
+            Error::malformed("total length (bytes after the last payload)", 12)
+                .values((pos + trailer) as u64, total as u64),
+        );
+    }
+    Ok((
+        FrozenBitmap {
+            bytes: &bytes[..total],
+            dir: Directory::Frozen(dir),
+        },
+        total,
+    ))
+}
+
+/// The directory slices for `n` containers; `None` if `body` is too short.
+fn frozen_dir(body: &[u8], n: usize) -> Option<FrozenDir<'_>> {
+    let section = |i: usize, width: usize| {
+        body.get(HEADER_LEN + i * 2 * n..HEADER_LEN + i * 2 * n + width * n)
+    };
+    let keys: &[U16] = cast::u16s(section(0, 2)?)?;
+    let cards: &[U16] = cast::u16s(section(1, 2)?)?;
+    let descs: &[U32] = cast::u32s(body.get(HEADER_LEN + 4 * n..HEADER_LEN + 8 * n)?)?;
+    let cums: &[U32] = cast::u32s(body.get(HEADER_LEN + 8 * n..HEADER_LEN + 12 * n)?)?;
+    Some(FrozenDir {
+        keys,
+        cards,
+        descs,
+        cums,
+        body,
+    })
+}
+
+#[inline]
+fn read32(bytes: &[u8], off: usize) -> u32 {
+    cast::read_u32(bytes, off).unwrap_or(0)
+}
+
+/// The O(1) constructor for trusted bytes. Reads the header only; anything that does not
+/// fit the slice yields an empty directory, so even wrong bytes stay memory-safe.
+pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {
+    let n = (read32(bytes, 8) as usize).min(MAX_CONTAINERS);
+    let total = (read32(bytes, 12) as usize).min(bytes.len());
+    let trailer = if bytes.get(5).is_some_and(|f| f & FLAG_CRC != 0) {
+        TRAILER_LEN
+    } else {
+        0
+    };
+    let body = &bytes[..total.saturating_sub(trailer)];
+    let dir = frozen_dir(body, n).unwrap_or(FrozenDir::EMPTY);
+    FrozenBitmap {
+        bytes: &bytes[..total],
+        dir: Directory::Frozen(dir),
+    }
+}
+
+/// The structural and strict checks (O(size)).
+pub(crate) fn validate(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
+    // Re-check the structure first: the view may come from `from_bytes_unchecked`.
+    let (bm, _) = parse(bm.bytes)?;
+    let Directory::Frozen(dir) = bm.dir;
+    let mut pos = payload_start(bm.dir.n());
+    for i in 0..bm.dir.n() {
+        let off = bm.dir.offset(i);
+        if dir
+            .body
+            .get(pos..off)
+            .is_some_and(|pad| pad.iter().any(|&b| b != 0))
+        {
+            return Err(Error::corrupt("padding (must be zero)", pos));
+        }
+        let c = bm.dir.container(i);
+        if let Err((what, at)) = validate::check(c, bm.dir.card(i)) {
+            return Err(Error::corrupt(what, off + at));
+        }
+        pos = off + crate::format::payload_len(c.kind(), bm.dir.card(i), c.n_runs());
+    }
+    bm.verify()
+}

@@ -1,0 +1,104 @@
+//! Set-algebra counts between two views: nothing is materialized, nothing allocated.
+
+use super::FrozenBitmap;
+use crate::container::count;
+
+impl FrozenBitmap<'_> {
+    /// Walks the containers with equal keys in both bitmaps; `f` returns `false` to stop.
+    #[inline]
+    fn for_each_common_key(
+        &self,
+        other: &FrozenBitmap<'_>,
+        mut f: impl FnMut(usize, usize) -> bool,
+    ) {
+        let (a, b) = (&self.dir, &other.dir);
+        let (na, nb) = (a.n(), b.n());
+        let (mut i, mut j) = (0, 0);
+        while i < na && j < nb {
+            let (ka, kb) = (a.key(i), b.key(j));
+            if ka < kb {
+                i = a.lower_bound(kb, i + 1, na);
+            } else if kb < ka {
+                j = b.lower_bound(ka, j + 1, nb);
+            } else {
+                if !f(i, j) {
+                    return;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+
+    /// `|self ∩ other|`.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut w = Writer::new();
+    /// let (mut a, mut b) = (Vec::new(), Vec::new());
+    /// w.write_sorted([1, 2, 3, 70_000], &mut a)?;
+    /// w.write_sorted([2, 3, 4, 70_000], &mut b)?;
+    /// let (a, b) = (FrozenBitmap::from_bytes(&a)?, FrozenBitmap::from_bytes(&b)?);
+    /// assert_eq!(a.intersection_len(&b), 3);
+    /// assert_eq!(a.union_len(&b), 5);
+    /// assert_eq!(a.difference_len(&b), 1);
+    /// assert_eq!(a.symmetric_difference_len(&b), 2);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn intersection_len(&self, other: &FrozenBitmap<'_>) -> u64 {
+        let mut n = 0u64;
+        self.for_each_common_key(other, |i, j| {
+            n += count::intersection_len(self.dir.container(i), other.dir.container(j));
+            true
+        });
+        n
+    }
+
+    /// `|self ∪ other|`.
+    pub fn union_len(&self, other: &FrozenBitmap<'_>) -> u64 {
+        (self.len() + other.len()).saturating_sub(self.intersection_len(other))
+    }
+
+    /// `|self − other|`.
+    pub fn difference_len(&self, other: &FrozenBitmap<'_>) -> u64 {
+        self.len().saturating_sub(self.intersection_len(other))
+    }
+
+    /// `|self ⊕ other|` (values in exactly one of the two).
+    pub fn symmetric_difference_len(&self, other: &FrozenBitmap<'_>) -> u64 {
+        (self.len() + other.len()).saturating_sub(2 * self.intersection_len(other))
+    }
+
+    /// Whether every value of `self` is in `other`.
+    pub fn is_subset(&self, other: &FrozenBitmap<'_>) -> bool {
+        if self.len() > other.len() || self.dir.n() > other.dir.n() {
+            return false;
+        }
+        let mut matched = 0usize;
+        let mut subset = true;
+        self.for_each_common_key(other, |i, j| {
+            let card = self.dir.card(i);
+            subset = card <= other.dir.card(j)
+                && count::intersection_len(self.dir.container(i), other.dir.container(j))
+                    == u64::from(card);
+            matched += 1;
+            subset
+        });
+        subset && matched == self.dir.n()
+    }
+
+    /// Whether `self` is a superset of `other`.
+    pub fn is_superset(&self, other: &FrozenBitmap<'_>) -> bool {
+        other.is_subset(self)
+    }
+
+    /// Whether the two bitmaps have no value in common (stops at the first common value).
+    pub fn is_disjoint(&self, other: &FrozenBitmap<'_>) -> bool {
+        let mut disjoint = true;
+        self.for_each_common_key(other, |i, j| {
+            disjoint = !count::intersects(self.dir.container(i), other.dir.container(j));
+            disjoint
+        });
+        disjoint
+    }
+}

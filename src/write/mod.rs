@@ -1,0 +1,569 @@
+//! [`Writer`]: encodes bitmaps in the frozen format with reusable buffers.
+
+mod encode;
+
+use alloc::vec::Vec;
+use core::ops::Range;
+
+use crate::checksum::crc32c;
+use crate::error::{Error, ErrorKind};
+use crate::format::*;
+use crate::view::FrozenBitmap;
+use encode::{Encoder, Meta};
+
+/// Writes bitmaps in the frozen format.
+///
+/// A `Writer` owns its scratch buffers and reuses them: once it and the output have grown
+/// to the largest bitmap written, writing allocates nothing. Payloads are copied in bulk,
+/// one copy per container; only the directory (12 bytes per container) is written field
+/// by field.
+///
+/// ```
+/// use frozen_roaring::{FrozenBitmap, Writer};
+///
+/// let mut writer = Writer::new();
+/// let mut file = Vec::new();
+/// let mut ranges = Vec::new();
+/// for term in 0..3u32 {
+///     let postings = (0..1000).map(|doc| doc * (term + 1));
+///     ranges.push(writer.write_sorted(postings, &mut file)?);
+/// }
+/// let third = FrozenBitmap::from_bytes(&file[ranges[2].clone()])?;
+/// assert_eq!(third.len(), 1000);
+/// assert!(third.contains(2997));
+/// # Ok::<(), frozen_roaring::Error>(())
+/// ```
+pub struct Writer {
+    checksum: bool,
+    enc: Encoder,
+    #[cfg(feature = "std")]
+    staging: Vec<u8>,
+}
+
+impl Default for Writer {
+    fn default() -> Writer {
+        Writer::new()
+    }
+}
+
+impl core::fmt::Debug for Writer {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Writer")
+            .field("checksum", &self.checksum)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a container's payload comes from when a bitmap is laid out.
+trait Containers {
+    fn n(&self) -> usize;
+    /// Key, kind, cardinality and payload bytes of container `i`. For a run container the
+    /// bytes are the runs only; the run count before them is written by `emit`.
+    fn get(&self, i: usize) -> (u16, ContainerKind, u32, &[u8]);
+}
+
+/// Bytes a payload takes in the frozen format (runs get their count in front).
+#[inline]
+fn stored_len(kind: ContainerKind, payload: &[u8]) -> usize {
+    payload.len() + if kind == ContainerKind::Run { 2 } else { 0 }
+}
+
+struct Encoded<'a>(&'a Encoder);
+
+impl Containers for Encoded<'_> {
+    fn n(&self) -> usize {
+        self.0.metas.len()
+    }
+    #[inline]
+    fn get(&self, i: usize) -> (u16, ContainerKind, u32, &[u8]) {
+        let Meta {
+            key,
+            kind,
+            card,
+            start,
+            len,
+        } = self.0.metas[i];
+        (key, kind, card, &self.0.payload[start..start + len])
+    }
+}
+
+struct Viewed<'a, 'b>(&'b FrozenBitmap<'a>);
+
+impl Containers for Viewed<'_, '_> {
+    fn n(&self) -> usize {
+        self.0.container_count()
+    }
+    #[inline]
+    fn get(&self, i: usize) -> (u16, ContainerKind, u32, &[u8]) {
+        let (key, c) = self.0.container_at(i);
+        let payload = crate::container::payload_bytes(&c);
+        (key, c.kind(), self.0.dir.card(i), payload)
+    }
+}
+
+/// Output targets: a growing `Vec` or a caller's slice (already checked to be large enough).
+trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+    fn zeros(&mut self, n: usize);
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    #[inline]
+    fn zeros(&mut self, n: usize) {
+        self.resize(self.len() + n, 0);
+    }
+}
+
+struct SliceSink<'b> {
+    buf: &'b mut [u8],
+    pos: usize,
+}
+
+impl Sink for SliceSink<'_> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.buf[self.pos..self.pos + bytes.len()].copy_from_slice(bytes);
+        self.pos += bytes.len();
+    }
+    #[inline]
+    fn zeros(&mut self, n: usize) {
+        self.buf[self.pos..self.pos + n].fill(0);
+        self.pos += n;
+    }
+}
+
+/// Size of the bitmap laid out from `src`, and whether it holds a bitset.
+fn layout_size<C: Containers>(src: &C, checksum: bool) -> (usize, bool) {
+    let mut pos = payload_start(src.n());
+    let mut has_bitset = false;
+    for i in 0..src.n() {
+        let (_, kind, _, payload) = src.get(i);
+        has_bitset |= kind == ContainerKind::Bitset;
+        pos = align_up(pos, kind.align()) + stored_len(kind, payload);
+    }
+    (pos + if checksum { TRAILER_LEN } else { 0 }, has_bitset)
+}
+
+/// Writes the bitmap laid out from `src` (of `total` bytes, from `layout_size`) into `sink`;
+/// the trailer is left to the caller.
+fn emit<C: Containers, S: Sink>(src: &C, total: usize, checksum: bool, sink: &mut S) {
+    let n = src.n();
+    let mut header = [0u8; HEADER_LEN];
+    header[..4].copy_from_slice(&MAGIC);
+    header[4] = VERSION;
+    header[5] = if checksum { FLAG_CRC } else { 0 };
+    header[8..12].copy_from_slice(&(n as u32).to_le_bytes());
+    header[12..16].copy_from_slice(&(total as u32).to_le_bytes());
+    sink.put(&header);
+    for i in 0..n {
+        sink.put(&src.get(i).0.to_le_bytes());
+    }
+    for i in 0..n {
+        sink.put(&((src.get(i).2 - 1) as u16).to_le_bytes());
+    }
+    let mut pos = payload_start(n);
+    for i in 0..n {
+        let (_, kind, _, payload) = src.get(i);
+        pos = align_up(pos, kind.align());
+        sink.put(&(((pos as u32) << 2) | kind.code()).to_le_bytes());
+        pos += stored_len(kind, payload);
+    }
+    let mut cum = 0u32;
+    for i in 0..n {
+        sink.put(&cum.to_le_bytes());
+        cum = cum.wrapping_add(src.get(i).2);
+    }
+    let mut pos = payload_start(n);
+    for i in 0..n {
+        let (_, kind, _, payload) = src.get(i);
+        let aligned = align_up(pos, kind.align());
+        sink.zeros(aligned - pos);
+        if kind == ContainerKind::Run {
+            sink.put(&((payload.len() / 4) as u16).to_le_bytes());
+        }
+        sink.put(payload);
+        pos = aligned + stored_len(kind, payload);
+    }
+}
+
+impl Writer {
+    /// A writer that writes bitmaps without checksum.
+    pub fn new() -> Writer {
+        Writer {
+            checksum: false,
+            enc: Encoder::new(),
+            #[cfg(feature = "std")]
+            staging: Vec::new(),
+        }
+    }
+
+    /// Sets whether bitmaps get a CRC32C trailer (checked by `from_bytes_strict` and
+    /// [`FrozenBitmap::verify`]). Costs 4 bytes and one pass over the output.
+    pub fn with_checksum(mut self, checksum: bool) -> Writer {
+        self.checksum = checksum;
+        self
+    }
+
+    /// Whether this writer adds a checksum.
+    pub fn checksum(&self) -> bool {
+        self.checksum
+    }
+
+    /// Appends the bitmap of `values` (strictly ascending) to `out` and returns its byte
+    /// range in `out`.
+    ///
+    /// Before the bitmap, `out` is padded with zeros to a multiple of 64 bytes if the bitmap
+    /// holds a bitset container, else of 4, so that bitmaps written one after another into
+    /// a file are aligned when the file is mapped.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotAscending`] naming the position of the first value that is not
+    /// greater than the one before; `out` is then left exactly as it was.
+    ///
+    /// [`ErrorKind::NotAscending`]: crate::ErrorKind::NotAscending
+    pub fn write_sorted<I: IntoIterator<Item = u32>>(
+        &mut self,
+        values: I,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        self.encode(values)?;
+        Ok(self.finish_vec(out))
+    }
+
+    /// Writes the bitmap of `values` into the start of `buf` and returns its length.
+    ///
+    /// # Errors
+    ///
+    /// `NotAscending` as [`write_sorted`](Self::write_sorted); `BufferTooSmall` (with
+    /// [`Error::needed`]) if `buf` is shorter than the bitmap, in which case nothing is
+    /// written.
+    pub fn write_sorted_to_slice<I: IntoIterator<Item = u32>>(
+        &mut self,
+        values: I,
+        buf: &mut [u8],
+    ) -> Result<usize, Error> {
+        self.encode(values)?;
+        self.finish_slice(buf)
+    }
+
+    /// Writes the bitmap of `values` to `w` and returns the number of bytes written.
+    ///
+    /// # Errors
+    ///
+    /// `NotAscending` (nothing is written), or `Io` wrapping the writer's error.
+    #[cfg(feature = "std")]
+    pub fn write_sorted_to<I: IntoIterator<Item = u32>, W: std::io::Write>(
+        &mut self,
+        values: I,
+        mut w: W,
+    ) -> Result<usize, Error> {
+        self.encode(values)?;
+        let mut staging = core::mem::take(&mut self.staging);
+        staging.clear();
+        let range = self.finish_vec(&mut staging);
+        let result = w.write_all(&staging[range.clone()]).map_err(Error::io);
+        self.staging = staging;
+        result.map(|()| range.len())
+    }
+
+    /// The exact size in bytes of the bitmap of `values` (strictly ascending), as
+    /// [`write_sorted`](Self::write_sorted) would write it (without the padding before it).
+    /// Allocates nothing and needs no scratch: use it to size an output in advance.
+    ///
+    /// ```
+    /// # use frozen_roaring::Writer;
+    /// let mut writer = Writer::new();
+    /// let size = writer.serialized_size(0..100_000)?;
+    /// let mut buf = vec![0u8; size];
+    /// assert_eq!(writer.write_sorted_to_slice(0..100_000, &mut buf)?, size);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `NotAscending` as [`write_sorted`](Self::write_sorted).
+    pub fn serialized_size<I: IntoIterator<Item = u32>>(&self, values: I) -> Result<usize, Error> {
+        let mut sizer = Sizer::default();
+        let mut count = 0u64;
+        let mut last = 0u32;
+        for v in values {
+            if count != 0 && v <= last {
+                return Err(Error::not_ascending(count, last, v));
+            }
+            sizer.push(v);
+            last = v;
+            count += 1;
+        }
+        Ok(sizer.finish() + if self.checksum { TRAILER_LEN } else { 0 })
+    }
+
+    /// The exact size in bytes of `bitmap` re-encoded by [`write_frozen`](Self::write_frozen).
+    pub fn frozen_size(&self, bitmap: &FrozenBitmap<'_>) -> usize {
+        layout_size(&Viewed(bitmap), self.checksum).0
+    }
+
+    /// Appends `bitmap` re-encoded with this writer's settings (for example to add or drop
+    /// a checksum) and returns its byte range in `out`. Keeps each container's kind and
+    /// copies each payload in one piece; a bitmap already laid out as this writer would lay
+    /// it out is copied whole.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut plain = Vec::new();
+    /// Writer::new().write_sorted(0..10, &mut plain)?;
+    /// let mut checked = Vec::new();
+    /// let bitmap = FrozenBitmap::from_bytes(&plain)?;
+    /// Writer::new().with_checksum(true).write_frozen(&bitmap, &mut checked)?;
+    /// let copy = FrozenBitmap::from_bytes_strict(&checked)?;
+    /// assert!(copy.has_checksum() && copy == bitmap);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// None at present for bitmaps from the checked constructors; the `Result` leaves room
+    /// for formats whose conversion can fail.
+    pub fn write_frozen(
+        &mut self,
+        bitmap: &FrozenBitmap<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        let src = Viewed(bitmap);
+        let (total, has_bitset) = layout_size(&src, self.checksum);
+        let start = pad(out, has_bitset);
+        out.reserve(total);
+        if same_layout(bitmap, total, self.checksum) {
+            // Identical layout: one copy of everything but the trailer, then the flags.
+            let body = &bitmap.as_bytes()[..total - if self.checksum { TRAILER_LEN } else { 0 }];
+            out.extend_from_slice(body);
+        } else {
+            emit(&src, total, self.checksum, out);
+        }
+        self.seal(out, start, total);
+        Ok(start..out.len())
+    }
+
+    /// A push-style builder for values that arrive one at a time. It holds the values of at
+    /// most one container (plus the encoded payloads) until [`Builder::finish`].
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut writer = Writer::new();
+    /// let mut builder = writer.builder();
+    /// for doc in [3, 9, 27] {
+    ///     builder.push(doc)?;
+    /// }
+    /// let mut out = Vec::new();
+    /// let range = builder.finish(&mut out);
+    /// assert_eq!(FrozenBitmap::from_bytes(&out[range])?.to_vec(), [3, 9, 27]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn builder(&mut self) -> Builder<'_> {
+        self.enc.reset();
+        Builder { writer: self }
+    }
+
+    fn encode<I: IntoIterator<Item = u32>>(&mut self, values: I) -> Result<(), Error> {
+        self.enc.reset();
+        for v in values {
+            if let Err(e) = self.enc.push(v) {
+                self.enc.reset();
+                return Err(e);
+            }
+        }
+        self.enc.close();
+        Ok(())
+    }
+
+    /// Writes the encoded bitmap at the end of `out` (after padding).
+    fn finish_vec(&mut self, out: &mut Vec<u8>) -> Range<usize> {
+        let src = Encoded(&self.enc);
+        let (total, has_bitset) = layout_size(&src, self.checksum);
+        let start = pad(out, has_bitset);
+        out.reserve(total);
+        emit(&src, total, self.checksum, out);
+        self.seal(out, start, total);
+        start..start + total
+    }
+
+    fn finish_slice(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
+        let src = Encoded(&self.enc);
+        let (total, _) = layout_size(&src, self.checksum);
+        if buf.len() < total {
+            return Err(Error::new(ErrorKind::BufferTooSmall, "output", 0)
+                .values(total as u64, buf.len() as u64));
+        }
+        let body = total - if self.checksum { TRAILER_LEN } else { 0 };
+        emit(
+            &src,
+            total,
+            self.checksum,
+            &mut SliceSink {
+                buf: &mut buf[..body],
+                pos: 0,
+            },
+        );
+        if self.checksum {
+            let crc = crc32c(&buf[..body]);
+            buf[body..total].copy_from_slice(&crc.to_le_bytes());
+        }
+        Ok(total)
+    }
+
+    /// Fixes the header of the bitmap at `out[start..]` for this writer's checksum setting
+    /// and appends the trailer if needed.
+    fn seal(&self, out: &mut Vec<u8>, start: usize, total: usize) {
+        out[start + 5] = if self.checksum { FLAG_CRC } else { 0 };
+        out[start + 12..start + 16].copy_from_slice(&(total as u32).to_le_bytes());
+        if self.checksum {
+            let crc = crc32c(&out[start..]);
+            out.extend_from_slice(&crc.to_le_bytes());
+        }
+        debug_assert_eq!(out.len(), start + total);
+    }
+}
+
+/// Pads `out` to the alignment a bitmap needs and returns where the bitmap starts.
+fn pad(out: &mut Vec<u8>, has_bitset: bool) -> usize {
+    let start = align_up(out.len(), if has_bitset { BITSET_ALIGN } else { 4 });
+    out.resize(start, 0);
+    start
+}
+
+/// Whether `bitmap` (a frozen view) is laid out exactly as `emit` would lay it out, up to
+/// the checksum flag and trailer, with zero padding: then it can be copied whole.
+fn same_layout(bitmap: &FrozenBitmap<'_>, total: usize, checksum: bool) -> bool {
+    let had = if bitmap.has_checksum() {
+        TRAILER_LEN
+    } else {
+        0
+    };
+    let want = if checksum { TRAILER_LEN } else { 0 };
+    let bytes = bitmap.as_bytes();
+    if bytes.len() - had != total - want {
+        return false;
+    }
+    let mut pos = payload_start(bitmap.container_count());
+    (0..bitmap.container_count()).all(|i| {
+        let (_, c) = bitmap.container_at(i);
+        let payload = crate::container::payload_bytes(&c);
+        let aligned = align_up(pos, c.kind().align());
+        let ok = bitmap.dir.offset(i) == aligned
+            && bytes
+                .get(pos..aligned)
+                .is_some_and(|pad| pad.iter().all(|&b| b == 0));
+        pos = aligned + stored_len(c.kind(), payload);
+        ok
+    })
+}
+
+/// Incremental computation of a bitmap's size from its values, with no scratch memory.
+///
+/// The padding before a bitset depends on where the payload area starts (`16 + 12n`),
+/// which is known only at the end; since that start is a multiple of 4, the sizer follows
+/// all 16 possible starting residues modulo 64 at once.
+#[derive(Default)]
+struct Sizer {
+    /// For each residue `4r` of the payload start modulo 64: payload bytes so far.
+    ends: [usize; 16],
+    containers: usize,
+    key: Option<u16>,
+    card: u32,
+    runs: u32,
+    prev: u32,
+}
+
+impl Sizer {
+    #[inline]
+    fn push(&mut self, v: u32) {
+        let key = (v >> 16) as u16;
+        if self.key != Some(key) {
+            self.close();
+            self.key = Some(key);
+            self.runs = 1;
+        } else if v != self.prev + 1 {
+            self.runs += 1;
+        }
+        self.card += 1;
+        self.prev = v;
+    }
+
+    fn close(&mut self) {
+        if self.key.take().is_none() {
+            return;
+        }
+        let kind = canonical_kind(self.card, self.runs);
+        let len = payload_len(kind, self.card, self.runs);
+        for (r, end) in self.ends.iter_mut().enumerate() {
+            let base = 4 * r;
+            *end = align_up(base + *end, kind.align()) - base + len;
+        }
+        self.containers += 1;
+        self.card = 0;
+    }
+
+    fn finish(mut self) -> usize {
+        self.close();
+        let start = payload_start(self.containers);
+        start + self.ends[(start % 64) / 4]
+    }
+}
+
+/// A push-style bitmap builder from [`Writer::builder`].
+pub struct Builder<'w> {
+    writer: &'w mut Writer,
+}
+
+impl Builder<'_> {
+    /// Adds the next value.
+    ///
+    /// # Errors
+    ///
+    /// `NotAscending` if `value` is not greater than the previous value; the value is then
+    /// ignored and the builder stays usable.
+    #[inline]
+    pub fn push(&mut self, value: u32) -> Result<(), Error> {
+        self.writer.enc.push(value)
+    }
+
+    /// Adds every value of `values`, stopping at the first that is out of order.
+    ///
+    /// # Errors
+    ///
+    /// As [`push`](Self::push).
+    pub fn extend<I: IntoIterator<Item = u32>>(&mut self, values: I) -> Result<(), Error> {
+        values.into_iter().try_for_each(|v| self.push(v))
+    }
+
+    /// The number of values pushed so far.
+    pub fn len(&self) -> u64 {
+        self.writer.enc.count()
+    }
+
+    /// Whether no value was pushed yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends the bitmap to `out` (padded as in [`Writer::write_sorted`]) and returns its
+    /// byte range.
+    pub fn finish(self, out: &mut Vec<u8>) -> Range<usize> {
+        self.writer.enc.close();
+        self.writer.finish_vec(out)
+    }
+
+    /// Writes the bitmap into the start of `buf` and returns its length.
+    ///
+    /// # Errors
+    ///
+    /// `BufferTooSmall` if `buf` is too short; nothing is written then.
+    pub fn finish_to_slice(self, buf: &mut [u8]) -> Result<usize, Error> {
+        self.writer.enc.close();
+        self.writer.finish_slice(buf)
+    }
+}
