@@ -1,0 +1,205 @@
+//! Property tests: every query against a `BTreeSet<u32>` model, on sets built to hit the
+//! format's edges (empty, single values, 0 and u32::MAX, 4096/4097-value containers, full
+//! containers, runs at container edges, many containers).
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use frozen_roaring::{ContainerKind, FrozenBitmap, Writer};
+use proptest::prelude::*;
+
+fn shape() -> impl Strategy<Value = Shape> {
+    prop_oneof![
+        4 => (1u16..40).prop_map(Shape::Sparse),
+        2 => prop_oneof![Just(4095u16), Just(4096), Just(4097), Just(4098), 1u16..9000].prop_map(Shape::Exact),
+        2 => (1u16..30).prop_map(Shape::Runs),
+        1 => Just(Shape::Full),
+        1 => Just(Shape::Dense),
+        1 => Just(Shape::Alternating),
+    ]
+}
+
+fn key() -> impl Strategy<Value = u16> {
+    prop_oneof![
+        Just(0u16),
+        Just(1),
+        Just(u16::MAX),
+        Just(u16::MAX - 1),
+        0u16..8,
+        any::<u16>()
+    ]
+}
+
+fn set() -> impl Strategy<Value = BTreeSet<u32>> {
+    prop_oneof![
+        1 => Just(BTreeSet::new()),
+        1 => prop_oneof![Just(0u32), Just(u32::MAX), any::<u32>()].prop_map(|v| BTreeSet::from([v])),
+        8 => prop::collection::vec((key(), shape(), any::<u64>()), 1..6).prop_map(|p| build_set(&p)),
+        1 => prop::collection::btree_set(any::<u32>(), 0..300),
+    ]
+}
+
+/// The canonical kind, computed independently of the crate from the model's values.
+fn expected_kind(lows: &[u32]) -> ContainerKind {
+    let card = lows.len() as u64;
+    let runs = 1 + lows.windows(2).filter(|w| w[1] != w[0] + 1).count() as u64;
+    let (run_size, other) = (2 + 4 * runs, if card <= 4096 { 2 * card + 2 } else { 8192 });
+    if run_size < other {
+        ContainerKind::Run
+    } else if card <= 4096 {
+        ContainerKind::Array
+    } else {
+        ContainerKind::Bitset
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: if std::env::var_os("CI").is_some() { 96 } else { 256 }, ..ProptestConfig::default() })]
+
+    #[test]
+    fn queries_match_model(s in set(), seed in any::<u64>()) {
+        let bytes = encode(&s);
+        let bm = FrozenBitmap::from_bytes_strict(&bytes).unwrap();
+        check_queries(&bm, &s, seed);
+        // The unchecked constructor gives the same view of bytes we wrote.
+        // SAFETY: the bytes come straight from our writer.
+        let unchecked = unsafe { FrozenBitmap::from_bytes_unchecked(&bytes) };
+        prop_assert_eq!(unchecked.to_vec(), bm.to_vec());
+    }
+
+    #[test]
+    fn pair_counts_match_model(a in set(), b in set(), mix in any::<bool>()) {
+        // Half the time make b overlap a heavily so that subsets and equalities occur.
+        let b: BTreeSet<u32> = if mix { a.iter().copied().filter(|v| v % 3 != 0).chain(b.iter().copied().take(5)).collect() } else { b };
+        let (ea, eb) = (encode(&a), encode(&b));
+        let (va, vb) = (FrozenBitmap::from_bytes(&ea).unwrap(), FrozenBitmap::from_bytes(&eb).unwrap());
+        check_pair(&va, &vb, &a, &b);
+        check_pair(&va, &va, &a, &a);
+    }
+
+    #[test]
+    fn writer_picks_canonical_kinds(s in set()) {
+        let bytes = encode(&s);
+        let stats = FrozenBitmap::from_bytes(&bytes).unwrap().statistics();
+        let mut expected = [0u32; 3];
+        let mut lows: Vec<u32> = Vec::new();
+        let mut key = None;
+        for v in s.iter().copied().chain([u32::MAX].into_iter().filter(|_| false)) {
+            if key != Some(v >> 16) {
+                if !lows.is_empty() { expected[expected_kind(&lows) as usize] += 1; }
+                lows.clear();
+                key = Some(v >> 16);
+            }
+            lows.push(v & 0xFFFF);
+        }
+        if !lows.is_empty() { expected[expected_kind(&lows) as usize] += 1; }
+        prop_assert_eq!([stats.array_containers, stats.bitset_containers, stats.run_containers], expected);
+    }
+
+    #[test]
+    fn every_output_path_gives_the_same_bytes(s in set(), checksum in any::<bool>(), prefix in 0usize..70) {
+        let mut w = Writer::new().with_checksum(checksum);
+        let mut out = vec![0xAAu8; prefix];
+        let range = w.write_sorted(s.iter().copied(), &mut out).unwrap();
+        prop_assert_eq!(&out[..prefix], &vec![0xAAu8; prefix][..], "bytes before the bitmap are kept");
+        prop_assert!(out[prefix..range.start].iter().all(|&b| b == 0), "padding is zero");
+        prop_assert_eq!(range.end, out.len());
+        let bytes = &out[range.clone()];
+        let align = if FrozenBitmap::from_bytes(bytes).unwrap().statistics().bitset_containers > 0 { 64 } else { 4 };
+        prop_assert_eq!(range.start % align, 0);
+        prop_assert_eq!(w.serialized_size(s.iter().copied()).unwrap(), bytes.len());
+        let strict = FrozenBitmap::from_bytes_strict(bytes).unwrap();
+        prop_assert_eq!(strict.has_checksum(), checksum);
+
+        let mut slice = vec![0u8; bytes.len() + 3];
+        prop_assert_eq!(w.write_sorted_to_slice(s.iter().copied(), &mut slice).unwrap(), bytes.len());
+        prop_assert_eq!(&slice[..bytes.len()], bytes);
+        if !bytes.is_empty() {
+            let err = w.write_sorted_to_slice(s.iter().copied(), &mut slice[..bytes.len() - 1]).unwrap_err();
+            prop_assert_eq!(err.needed(), Some(bytes.len() as u64));
+        }
+
+        let mut io = Vec::new();
+        prop_assert_eq!(w.write_sorted_to(s.iter().copied(), &mut io).unwrap(), bytes.len());
+        prop_assert_eq!(&io[..], bytes);
+
+        let mut b = w.builder();
+        for v in &s { b.push(*v).unwrap(); }
+        let mut built = Vec::new();
+        let r = b.finish(&mut built);
+        prop_assert_eq!(&built[r], bytes);
+
+        // Re-encoding keeps the bytes, and toggling the checksum twice comes back.
+        let mut again = Vec::new();
+        let r = w.write_frozen(&strict, &mut again).unwrap();
+        prop_assert_eq!(&again[r], bytes);
+        let mut other = Writer::new().with_checksum(!checksum);
+        let mut toggled = Vec::new();
+        let r = other.write_frozen(&strict, &mut toggled).unwrap();
+        prop_assert_eq!(other.frozen_size(&strict), r.len());
+        let toggled_view = FrozenBitmap::from_bytes_strict(&toggled[r]).unwrap();
+        prop_assert_eq!(toggled_view, strict);
+        let mut back = Vec::new();
+        let r = w.write_frozen(&toggled_view, &mut back).unwrap();
+        prop_assert_eq!(&back[r], bytes);
+    }
+
+    #[test]
+    fn views_work_at_any_address(s in set(), shift in 0usize..64) {
+        let bytes = encode(&s);
+        let mut shifted = vec![0u8; shift];
+        shifted.extend_from_slice(&bytes);
+        let bm = FrozenBitmap::from_bytes_strict(&shifted[shift..]).unwrap();
+        prop_assert_eq!(bm.to_vec(), s.iter().copied().collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn not_ascending_is_reported_with_its_position_and_out_is_untouched() {
+    let mut w = Writer::new();
+    let mut out = vec![1, 2, 3];
+    for (values, pos) in [
+        (vec![1u32, 5, 5], 2u64),
+        (vec![9, 3], 1),
+        (vec![0, 1, 2, 100_000, 70_000], 4),
+    ] {
+        let err = w
+            .write_sorted(values.iter().copied(), &mut out)
+            .unwrap_err();
+        assert_eq!(err.kind(), frozen_roaring::ErrorKind::NotAscending);
+        assert_eq!(err.position(), Some(pos), "{values:?}");
+        assert!(err.to_string().contains("strictly ascending"), "{err}");
+        assert_eq!(out, [1, 2, 3]);
+        assert!(w.serialized_size(values.iter().copied()).is_err());
+    }
+    // The writer is still usable and the builder skips the bad value.
+    let r = w.write_sorted([4, 5], &mut out).unwrap();
+    assert_eq!(FrozenBitmap::from_bytes(&out[r]).unwrap().to_vec(), [4, 5]);
+    let mut b = w.builder();
+    b.push(10).unwrap();
+    assert!(b.push(10).is_err());
+    b.push(11).unwrap();
+    let mut o = Vec::new();
+    let r = b.finish(&mut o);
+    assert_eq!(FrozenBitmap::from_bytes(&o[r]).unwrap().to_vec(), [10, 11]);
+}
+
+#[test]
+fn largest_bitmaps() {
+    // Every u32: 65536 full containers (run kind), the largest cardinality there is.
+    let mut out = Vec::new();
+    let r = Writer::new().write_sorted(0..=u32::MAX, &mut out).unwrap();
+    let bm = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+    assert_eq!(bm.len(), 1 << 32);
+    assert_eq!(bm.container_count(), 65536);
+    assert_eq!(bm.select(u32::MAX), Some(u32::MAX));
+    assert_eq!(bm.rank(u32::MAX), 1 << 32);
+    assert!(bm.contains_range(..));
+    assert_eq!(
+        bm.iter().rev().take(2).collect::<Vec<_>>(),
+        [u32::MAX, u32::MAX - 1]
+    );
+    assert_eq!(bm.intersection_len(&bm), 1 << 32);
+}
