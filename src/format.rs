@@ -72,13 +72,14 @@ pub(crate) fn payload_len(kind: ContainerKind, card: u32, n_runs: u32) -> usize 
 }
 
 /// The canonical kind for a container of `card` values forming `n_runs` maximal runs: a run
-/// container iff strictly smaller than the non-run choice, by CRoaring's `run_optimize` size
-/// rules (array `2c + 2`, bitset `8192`, run `2 + 4r`).
+/// container iff strictly smaller than the non-run choice (array `2c` bytes if `c <= 4096`,
+/// else bitset `8192`; run `2 + 4r`). These are the choices of CRoaring's `run_optimize`,
+/// checked against it on the real-data sets and random sets.
 #[inline]
 pub(crate) fn canonical_kind(card: u32, n_runs: u32) -> ContainerKind {
     let run = 2 + 4 * u64::from(n_runs);
     if card <= ARRAY_MAX {
-        if run < 2 * u64::from(card) + 2 {
+        if run < 2 * u64::from(card) {
             ContainerKind::Run
         } else {
             ContainerKind::Array

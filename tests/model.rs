@@ -45,7 +45,7 @@ fn set() -> impl Strategy<Value = BTreeSet<u32>> {
 fn expected_kind(lows: &[u32]) -> ContainerKind {
     let card = lows.len() as u64;
     let runs = 1 + lows.windows(2).filter(|w| w[1] != w[0] + 1).count() as u64;
-    let (run_size, other) = (2 + 4 * runs, if card <= 4096 { 2 * card + 2 } else { 8192 });
+    let (run_size, other) = (2 + 4 * runs, if card <= 4096 { 2 * card } else { 8192 });
     if run_size < other {
         ContainerKind::Run
     } else if card <= 4096 {
@@ -202,4 +202,25 @@ fn largest_bitmaps() {
         [u32::MAX, u32::MAX - 1]
     );
     assert_eq!(bm.intersection_len(&bm), 1 << 32);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Our canonical kinds are CRoaring's `run_optimize` choices, container by container.
+    #[test]
+    fn kinds_match_croaring_run_optimize(s in set()) {
+        let values: Vec<u32> = s.iter().copied().collect();
+        let mut cr = croaring::Bitmap::of(&values);
+        cr.run_optimize();
+        let c = cr.statistics();
+        let bytes = encode(&s);
+        let st = FrozenBitmap::from_bytes(&bytes).unwrap().statistics();
+        prop_assert_eq!(
+            (st.array_containers, st.bitset_containers, st.run_containers),
+            (c.n_array_containers, c.n_bitset_containers, c.n_run_containers)
+        );
+        prop_assert_eq!((st.array_values, st.bitset_values, st.run_values),
+            (u64::from(c.n_values_array_containers), u64::from(c.n_values_bitset_containers), u64::from(c.n_values_run_containers)));
+    }
 }
