@@ -324,15 +324,21 @@ impl Writer {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     ///
+    /// The structure of `bitmap` is checked again first (O(containers)), so that a view made
+    /// with `from_bytes_unchecked` over bytes that are not a bitmap cannot produce output
+    /// the checked constructor would reject. Payloads are copied as they are: corrupt
+    /// payload contents stay corrupt (strict validation of the output finds them).
+    ///
     /// # Errors
     ///
-    /// None at present for bitmaps from the checked constructors; the `Result` leaves room
-    /// for formats whose conversion can fail.
+    /// The structural error, if `bitmap`'s bytes are not a valid bitmap; `out` is then
+    /// unchanged.
     pub fn write_frozen(
         &mut self,
         bitmap: &FrozenBitmap<'_>,
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
+        let bitmap = &FrozenBitmap::from_bytes(bitmap.as_bytes())?;
         let src = Viewed(bitmap);
         let (total, has_bitset) = layout_size(&src, self.checksum);
         let start = pad(out, has_bitset);

@@ -1,0 +1,94 @@
+//! Runs every query of a view, for inputs that may be corrupt: it must never panic. Shared
+//! by the malformed-input tests and the fuzz targets (`fuzz/fuzz_targets/*.rs` include it).
+
+use frozen_roaring::{FrozenBitmap, Writer};
+
+/// Calls every method of `bm` (and of `bm` against `other`). Answers are not checked, as a
+/// checked view of corrupt payloads may answer wrongly; only termination without panics is.
+/// Returns a value derived from the answers so the calls cannot be optimized away.
+pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
+    let mut acc = bm.len() ^ u64::from(bm.is_empty()) ^ bm.container_count() as u64;
+    acc ^= u64::from(bm.min().unwrap_or(0)) ^ u64::from(bm.max().unwrap_or(0));
+    let probes = [
+        0u32,
+        1,
+        2,
+        63,
+        64,
+        4095,
+        4096,
+        65535,
+        65536,
+        65537,
+        1 << 20,
+        u32::MAX - 1,
+        u32::MAX,
+    ];
+    for &p in &probes {
+        acc ^= u64::from(bm.contains(p)) ^ bm.rank(p) ^ u64::from(bm.select(p).unwrap_or(0));
+        acc ^= bm.range_len(p..)
+            ^ bm.range_len(..=p)
+            ^ u64::from(bm.contains_range(p..p.saturating_add(3)));
+        let mut it = bm.iter();
+        it.advance_to(p);
+        acc ^= u64::from(it.next().unwrap_or(0)) ^ u64::from(it.next_back().unwrap_or(0));
+        it.advance_back_to(p / 2);
+        acc ^= u64::from(it.next_back().unwrap_or(0));
+        let mut it = bm.iter();
+        it.advance_back_to(p);
+        acc ^= u64::from(it.next_back().unwrap_or(0)) ^ u64::from(it.next().unwrap_or(0));
+        it.advance_to(p / 2);
+        acc ^= u64::from(it.next().unwrap_or(0));
+    }
+    // Bounded iteration: a corrupt view can claim up to 2^32 values.
+    acc ^= bm
+        .iter()
+        .take(100_000)
+        .fold(0u64, |a, v| a.wrapping_add(u64::from(v)));
+    acc ^= bm
+        .iter()
+        .rev()
+        .take(100_000)
+        .fold(0u64, |a, v| a.wrapping_add(u64::from(v)));
+    let mut it = bm.iter();
+    let mut buf = [0u32; 777];
+    for _ in 0..200 {
+        let n = it.next_many(&mut buf);
+        if n == 0 {
+            break;
+        }
+        acc ^= u64::from(buf[n - 1]);
+        acc ^= u64::from(it.next_back().unwrap_or(0));
+    }
+    acc ^= it.size_hint().0 as u64;
+    let stats = bm.statistics();
+    acc ^= stats.total_bytes ^ stats.metadata_bytes;
+    for o in [bm, other] {
+        acc ^= bm.intersection_len(o)
+            ^ bm.union_len(o)
+            ^ bm.difference_len(o)
+            ^ bm.symmetric_difference_len(o);
+        acc ^= u64::from(bm.is_subset(o)) ^ u64::from(bm.is_disjoint(o)) ^ u64::from(bm == o);
+        acc ^= o.intersection_len(bm) ^ u64::from(o.is_subset(bm));
+    }
+    acc ^= u64::from(bm.validate().is_ok()) ^ u64::from(bm.verify().is_ok());
+    acc ^= format!("{bm:?}").len() as u64;
+    acc ^= bm.as_bytes().len() as u64;
+    if bm.len() < 1 << 20 {
+        acc ^= bm.to_vec().len() as u64;
+    }
+    // Re-encoding never panics and gives a bitmap the checked constructor accepts.
+    let mut out = Vec::new();
+    let mut w = Writer::new();
+    if let Ok(r) = w.write_frozen(bm, &mut out) {
+        assert_eq!(r.len(), w.frozen_size(bm));
+        if let Err(e) = FrozenBitmap::from_bytes(&out[r.clone()]) {
+            panic!(
+                "re-encoded bitmap must open: {e}\ninput {:?}\noutput {:?}",
+                bm.as_bytes(),
+                &out[r]
+            );
+        }
+    }
+    acc
+}

@@ -1,0 +1,303 @@
+//! Malformed input: truncations, single-byte changes, random bytes and crafted headers.
+//! Every input gives `Err` or a view whose every query returns without panicking; a
+//! strictly validated view answers exactly.
+
+mod common;
+
+#[path = "common/exercise.rs"]
+mod exercise;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use exercise::exercise;
+use frozen_roaring::{ErrorKind, FrozenBitmap, Writer};
+
+/// A few valid encodings covering every kind, with and without checksum.
+fn samples() -> Vec<(BTreeSet<u32>, Vec<u8>)> {
+    let sets = [
+        BTreeSet::new(),
+        BTreeSet::from([0]),
+        BTreeSet::from([u32::MAX]),
+        build_set(&[
+            (0, Shape::Sparse(5), 1),
+            (1, Shape::Runs(2), 2),
+            (7, Shape::Sparse(3), 3),
+        ]),
+        build_set(&[
+            (0, Shape::Dense, 4),
+            (2, Shape::Sparse(20), 5),
+            (65535, Shape::Runs(3), 6),
+        ]),
+        build_set(&[(3, Shape::Exact(4097), 7), (4, Shape::Alternating, 8)]),
+    ];
+    let mut out = Vec::new();
+    for set in sets {
+        for checksum in [false, true] {
+            let mut bytes = Vec::new();
+            Writer::new()
+                .with_checksum(checksum)
+                .write_sorted(set.iter().copied(), &mut bytes)
+                .unwrap();
+            out.push((set.clone(), bytes));
+        }
+    }
+    out
+}
+
+/// Opens `bytes` every way and exercises whatever opens; a strict view must be exact.
+fn try_all(bytes: &[u8], reference: &FrozenBitmap<'_>) {
+    if let Ok(bm) = FrozenBitmap::from_bytes(bytes) {
+        exercise(&bm, reference);
+    }
+    if let Ok((bm, _)) = FrozenBitmap::from_prefix(bytes) {
+        exercise(&bm, reference);
+    }
+    if let Ok(bm) = FrozenBitmap::from_bytes_strict(bytes) {
+        // Exact answers: iteration is strictly increasing and agrees with len and contains.
+        let values = bm.to_vec();
+        assert!(values.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(values.len() as u64, bm.len());
+        assert!(values.iter().all(|&v| bm.contains(v)));
+        for (i, &v) in values.iter().enumerate().step_by(97) {
+            assert_eq!(bm.rank(v), i as u64 + 1);
+            assert_eq!(bm.select(i as u32), Some(v));
+        }
+    }
+    // SAFETY: deliberately violated to show that the current implementation stays
+    // memory-safe and panic-free even then (documented as not guaranteed).
+    let unchecked = unsafe { FrozenBitmap::from_bytes_unchecked(bytes) };
+    exercise(&unchecked, reference);
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    for (_, bytes) in samples() {
+        for k in 0..bytes.len() {
+            let err = FrozenBitmap::from_bytes(&bytes[..k]).unwrap_err();
+            assert!(
+                matches!(err.kind(), ErrorKind::Truncated | ErrorKind::BadMagic),
+                "{k}: {err}"
+            );
+            assert!(FrozenBitmap::from_prefix(&bytes[..k]).is_err());
+            let reference = FrozenBitmap::from_bytes(&bytes).unwrap();
+            try_all(&bytes[..k], &reference);
+        }
+    }
+}
+
+#[test]
+fn every_single_byte_change() {
+    for (set, bytes) in samples() {
+        let reference = FrozenBitmap::from_bytes(&bytes).unwrap();
+        let checksum = reference.has_checksum();
+        let small = bytes.len() <= 256;
+        // Small encodings: every position, every value. Large ones: every header and
+        // directory byte and a sample of payload bytes, with a few values each.
+        let dir_end = 16 + 12 * reference.container_count();
+        let mut rng = Rng(bytes.len() as u64);
+        let mut positions: Vec<usize> = (0..dir_end.min(bytes.len())).collect();
+        if small {
+            positions = (0..bytes.len()).collect();
+        } else {
+            positions.extend(
+                (0..64).map(|_| dir_end + rng.below((bytes.len() - dir_end) as u64) as usize),
+            );
+            positions.extend(bytes.len() - 4..bytes.len());
+        }
+        for pos in positions {
+            let orig = bytes[pos];
+            let values: Vec<u8> = if small {
+                (0..=255).collect()
+            } else {
+                vec![orig ^ 1, orig ^ 0x80, 0, 0xFF, orig.wrapping_add(1)]
+            };
+            for v in values.into_iter().filter(|&v| v != orig) {
+                let mut b = bytes.clone();
+                b[pos] = v;
+                try_all(&b, &reference);
+                if checksum {
+                    // CRC32C detects every single-byte change.
+                    assert!(
+                        FrozenBitmap::from_bytes_strict(&b).is_err(),
+                        "change at {pos} to {v} not detected"
+                    );
+                } else if let Ok(bm) = FrozenBitmap::from_bytes_strict(&b) {
+                    // Without a checksum a change can be a different valid bitmap, never an invalid one.
+                    assert!(bm.iter().count() as u64 == bm.len());
+                    let _ = set.len();
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bytes() {
+    let reference_bytes = samples().swap_remove(6).1;
+    let reference = FrozenBitmap::from_bytes(&reference_bytes).unwrap();
+    let mut rng = Rng(42);
+    let rounds = if std::env::var_os("CI").is_some() {
+        3_000
+    } else {
+        20_000
+    };
+    for round in 0..rounds {
+        let len = rng.below(400) as usize;
+        let mut b: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        // Most rounds get a valid header start so the directory checks are reached.
+        if round % 4 != 0 && len >= 16 {
+            b[..6].copy_from_slice(&[b'F', b'R', b'Z', b'R', 1, (rng.below(2)) as u8]);
+            b[6] = 0;
+            b[7] = 0;
+            b[8..12]
+                .copy_from_slice(&(rng.below(((len as u64) - 16) / 12 + 2) as u32).to_le_bytes());
+            b[12..16].copy_from_slice(&(len as u32).to_le_bytes());
+        }
+        try_all(&b, &reference);
+    }
+}
+
+/// A valid three-container bitmap (array, run, bitset) to corrupt field by field.
+fn base() -> Vec<u8> {
+    let set = build_set(&[
+        (0, Shape::Sparse(5), 1),
+        (1, Shape::Runs(2), 2),
+        (2, Shape::Dense, 3),
+    ]);
+    encode(&set)
+}
+
+fn put32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn expect_err(b: &[u8], kind: ErrorKind, words: &str) {
+    let err = FrozenBitmap::from_bytes(b).unwrap_err();
+    assert_eq!(err.kind(), kind, "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(words),
+        "message {msg:?} should mention {words:?}"
+    );
+}
+
+#[test]
+fn crafted_headers_give_typed_errors() {
+    let good = base();
+    let n = u32::from_le_bytes(good[8..12].try_into().unwrap()) as usize;
+    assert_eq!(n, 3);
+    let desc = |i: usize| 16 + 4 * n + 4 * i;
+
+    expect_err(b"", ErrorKind::Truncated, "header");
+    expect_err(b"FRZ", ErrorKind::Truncated, "header");
+    expect_err(b"RZRF and more bytes", ErrorKind::BadMagic, "magic");
+    let mut b = good.clone();
+    b[4] = 2;
+    expect_err(&b, ErrorKind::UnsupportedVersion, "version 2");
+    let mut b = good.clone();
+    b[5] = 0x80;
+    expect_err(&b, ErrorKind::Malformed, "flags");
+    let mut b = good.clone();
+    b[7] = 1;
+    expect_err(&b, ErrorKind::Malformed, "reserved");
+    // A huge container count in a small buffer: rejected before anything is sized by it.
+    let mut b = good.clone();
+    put32(&mut b, 8, 65537);
+    expect_err(&b, ErrorKind::Malformed, "container count");
+    let mut b = good.clone();
+    put32(&mut b, 8, 65536);
+    expect_err(&b, ErrorKind::Malformed, "total length");
+    let mut b = good.clone();
+    put32(&mut b, 12, good.len() as u32 + 1);
+    expect_err(&b, ErrorKind::Truncated, "bitmap");
+    let mut b = good.clone();
+    b.push(0);
+    expect_err(&b, ErrorKind::Malformed, "from_prefix");
+    // Keys out of order.
+    let mut b = good.clone();
+    b[18] = 0;
+    expect_err(&b, ErrorKind::Malformed, "strictly increasing");
+    // Kind 3.
+    let mut b = good.clone();
+    b[desc(0)] |= 3;
+    expect_err(&b, ErrorKind::Malformed, "kind 3");
+    // The bitset's offset moved off its 64-byte alignment.
+    let mut b = good.clone();
+    let d = u32::from_le_bytes(b[desc(2)..desc(2) + 4].try_into().unwrap());
+    put32(&mut b, desc(2), d + (2 << 2));
+    expect_err(&b, ErrorKind::Malformed, "misaligned");
+    // An offset pointing back into the directory.
+    let mut b = good.clone();
+    put32(&mut b, desc(0), 16 << 2);
+    expect_err(&b, ErrorKind::Malformed, "overlaps");
+    // A run count of zero.
+    let mut b = good.clone();
+    let run_off = (u32::from_le_bytes(b[desc(1)..desc(1) + 4].try_into().unwrap()) >> 2) as usize;
+    b[run_off] = 0;
+    b[run_off + 1] = 0;
+    expect_err(&b, ErrorKind::Malformed, "run count");
+    // A wrong cumulative count.
+    let mut b = good.clone();
+    let cum1 = 16 + 8 * n + 4;
+    b[cum1] ^= 1;
+    expect_err(&b, ErrorKind::Malformed, "cumulative");
+    // An array claiming more than 4096 values.
+    let mut b = good.clone();
+    b[16 + 2 * n..16 + 2 * n + 2].copy_from_slice(&5000u16.to_le_bytes());
+    expect_err(&b, ErrorKind::Malformed, "4096");
+    // Every error names an offset.
+    assert!(FrozenBitmap::from_bytes(&b).unwrap_err().offset().is_some());
+}
+
+#[test]
+fn strict_validation_catches_corrupt_payloads() {
+    let good = base();
+    let n = 3;
+    let off = |b: &[u8], i: usize| {
+        (u32::from_le_bytes(
+            b[16 + 4 * n + 4 * i..20 + 4 * n + 4 * i]
+                .try_into()
+                .unwrap(),
+        ) >> 2) as usize
+    };
+    // Unsorted array: swap two values.
+    let mut b = good.clone();
+    let a = off(&b, 0);
+    b.swap(a, a + 2);
+    b.swap(a + 1, a + 3);
+    assert!(
+        FrozenBitmap::from_bytes(&b).is_ok(),
+        "structure is still sound"
+    );
+    let err = FrozenBitmap::from_bytes_strict(&b).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt);
+    assert!(err.to_string().contains("array"), "{err}");
+    // Bitset popcount off by one.
+    let mut b = good.clone();
+    let bs = off(&b, 2);
+    b[bs] ^= 1;
+    let err = FrozenBitmap::from_bytes_strict(&b).unwrap_err();
+    assert!(err.to_string().contains("popcount"), "{err}");
+    // Overlapping runs: make the second run start inside the first.
+    let mut b = good.clone();
+    let r = off(&b, 1);
+    let first_start = u16::from_le_bytes([b[r + 2], b[r + 3]]);
+    b[r + 6..r + 8].copy_from_slice(&first_start.to_le_bytes());
+    let err = FrozenBitmap::from_bytes_strict(&b).unwrap_err();
+    assert!(err.to_string().contains("run"), "{err}");
+    // Checksum mismatch.
+    let mut cb = Vec::new();
+    Writer::new()
+        .with_checksum(true)
+        .write_sorted(0..100, &mut cb)
+        .unwrap();
+    let last = cb.len() - 1;
+    cb[last] ^= 0xFF;
+    let bm = FrozenBitmap::from_bytes(&cb).unwrap();
+    assert_eq!(bm.verify().unwrap_err().kind(), ErrorKind::ChecksumMismatch);
+    assert_eq!(
+        FrozenBitmap::from_bytes_strict(&cb).unwrap_err().kind(),
+        ErrorKind::ChecksumMismatch
+    );
+}
