@@ -1,0 +1,34 @@
+//! Arbitrary bytes → every constructor; whatever opens has every query run on it, and a
+//! strictly validated view must answer exactly.
+#![no_main]
+
+use frozen_roaring::{FrozenBitmap, Writer};
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../../tests/common/exercise.rs"]
+mod exercise;
+
+fuzz_target!(|data: &[u8]| {
+    let mut reference_bytes = Vec::new();
+    Writer::new().write_sorted([1, 2, 3, 70_000, 70_001, 1 << 20], &mut reference_bytes).unwrap();
+    let reference = FrozenBitmap::from_bytes(&reference_bytes).unwrap();
+    if let Ok(bm) = FrozenBitmap::from_bytes(data) {
+        exercise::exercise(&bm, &reference);
+        if bm.validate().is_ok() {
+            let values = bm.to_vec();
+            assert!(values.windows(2).all(|w| w[0] < w[1]));
+            assert_eq!(values.len() as u64, bm.len());
+            for (i, &v) in values.iter().enumerate().step_by(31) {
+                assert!(bm.contains(v));
+                assert_eq!(bm.rank(v), i as u64 + 1);
+                assert_eq!(bm.select(i as u32), Some(v));
+            }
+        }
+    }
+    if let Ok((bm, _)) = FrozenBitmap::from_prefix(data) {
+        exercise::exercise(&bm, &reference);
+    }
+    // SAFETY: deliberately violated; the implementation is memory-safe regardless.
+    let unchecked = unsafe { FrozenBitmap::from_bytes_unchecked(data) };
+    exercise::exercise(&unchecked, &reference);
+});

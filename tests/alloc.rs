@@ -1,0 +1,190 @@
+//! Zero heap allocations per bitmap in steady state, counted by a global allocator.
+//!
+//! The counter is per thread, so tests running in parallel do not disturb each other.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use common::*;
+use frozen_roaring::{FrozenBitmap, Writer};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations<R>(f: impl FnOnce() -> R) -> (R, u64) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let r = f();
+    (r, ALLOCATIONS.with(Cell::get) - before)
+}
+
+/// Sets that exercise every container kind and the array→bitset switch.
+fn corpus() -> Vec<Vec<u32>> {
+    let mut rng = Rng(7);
+    (0..12)
+        .map(|i| {
+            let parts: Vec<(u16, Shape, u64)> = (0..1 + i % 5)
+                .map(|j| {
+                    let shape = match (i + j) % 6 {
+                        0 => Shape::Sparse(30),
+                        1 => Shape::Exact(4097),
+                        2 => Shape::Runs(10),
+                        3 => Shape::Dense,
+                        4 => Shape::Full,
+                        _ => Shape::Alternating,
+                    };
+                    (j as u16 * 3, shape, rng.next())
+                })
+                .collect();
+            build_set(&parts).into_iter().collect()
+        })
+        .collect()
+}
+
+#[test]
+fn writing_allocates_nothing_in_steady_state() {
+    let sets = corpus();
+    for checksum in [false, true] {
+        let mut writer = Writer::new().with_checksum(checksum);
+        let mut out = Vec::new();
+        let mut slice = vec![0u8; 1 << 20];
+        let mut sink = Vec::new();
+        // Warm up: the writer's scratch and the outputs grow to the largest bitmap.
+        for s in &sets {
+            out.clear();
+            writer.write_sorted(s.iter().copied(), &mut out).unwrap();
+            writer
+                .write_sorted_to_slice(s.iter().copied(), &mut slice)
+                .unwrap();
+            sink.clear();
+            writer
+                .write_sorted_to(s.iter().copied(), &mut sink)
+                .unwrap();
+        }
+        out.reserve(1 << 20);
+        for s in &sets {
+            let ((), n) = allocations(|| {
+                out.clear();
+                let r = writer.write_sorted(s.iter().copied(), &mut out).unwrap();
+                assert!(!r.is_empty());
+            });
+            assert_eq!(n, 0, "write_sorted allocated {n} times");
+            let (_, n) = allocations(|| {
+                writer
+                    .write_sorted_to_slice(s.iter().copied(), &mut slice)
+                    .unwrap()
+            });
+            assert_eq!(n, 0, "write_sorted_to_slice allocated {n} times");
+            let (_, n) = allocations(|| writer.serialized_size(s.iter().copied()).unwrap());
+            assert_eq!(n, 0, "serialized_size allocated {n} times");
+            let (_, n) = allocations(|| {
+                sink.clear();
+                writer
+                    .write_sorted_to(s.iter().copied(), &mut sink)
+                    .unwrap()
+            });
+            assert_eq!(n, 0, "write_sorted_to allocated {n} times");
+            let (_, n) = allocations(|| {
+                let mut b = writer.builder();
+                for &v in s {
+                    b.push(v).unwrap();
+                }
+                out.clear();
+                b.finish(&mut out)
+            });
+            assert_eq!(n, 0, "builder allocated {n} times");
+            // Re-encoding a view, with and without a layout change.
+            let mut src = Vec::with_capacity(1 << 20);
+            Writer::new()
+                .with_checksum(!checksum)
+                .write_sorted(s.iter().copied(), &mut src)
+                .unwrap();
+            let view = FrozenBitmap::from_bytes(&src).unwrap();
+            let (_, n) = allocations(|| {
+                out.clear();
+                writer.write_frozen(&view, &mut out).unwrap()
+            });
+            assert_eq!(n, 0, "write_frozen allocated {n} times");
+        }
+    }
+}
+
+#[test]
+fn opening_and_querying_allocate_nothing() {
+    let sets = corpus();
+    let mut writer = Writer::new();
+    let encoded: Vec<Vec<u8>> = sets
+        .iter()
+        .map(|s| {
+            let mut out = Vec::new();
+            writer.write_sorted(s.iter().copied(), &mut out).unwrap();
+            out
+        })
+        .collect();
+    let mut buf = [0u32; 300];
+    for (i, bytes) in encoded.iter().enumerate() {
+        let other = &encoded[(i + 1) % encoded.len()];
+        let (sum, n) = allocations(|| {
+            let bm = FrozenBitmap::from_bytes(bytes).unwrap();
+            let strict = FrozenBitmap::from_bytes_strict(bytes).unwrap();
+            let o = FrozenBitmap::from_bytes(other).unwrap();
+            let mut sum = bm.len() + strict.rank(70_000) + u64::from(bm.select(3).unwrap_or(0));
+            sum += u64::from(bm.contains(12345))
+                + bm.range_len(100..200_000)
+                + u64::from(bm.contains_range(5..9));
+            sum += bm.iter().map(u64::from).sum::<u64>()
+                + bm.iter().rev().take(10).map(u64::from).sum::<u64>();
+            let mut it = bm.iter();
+            it.advance_to(65_536);
+            sum += it.next_many(&mut buf) as u64;
+            sum += bm.intersection_len(&o)
+                + bm.union_len(&o)
+                + bm.difference_len(&o)
+                + bm.symmetric_difference_len(&o);
+            sum += u64::from(bm.is_subset(&o)) + u64::from(bm.is_disjoint(&o)) + u64::from(bm == o);
+            sum += u64::from(bm.statistics().containers)
+                + u64::from(bm.min().unwrap_or(0) ^ bm.max().unwrap_or(0));
+            sum
+        });
+        assert!(sum > 0);
+        assert_eq!(n, 0, "opening and querying bitmap {i} allocated {n} times");
+    }
+}
+
+#[test]
+fn the_counter_counts() {
+    // The measuring device itself: a known allocation is seen.
+    let (v, n) = allocations(|| vec![1u8; 10]);
+    assert_eq!((v.len(), n), (10, 1));
+    let mut writer = Writer::new();
+    let (_, n) = allocations(|| {
+        let mut fresh = Vec::new();
+        writer.write_sorted(0..10, &mut fresh).unwrap()
+    });
+    assert!(n >= 1, "a fresh output vector must allocate");
+}
