@@ -1,1 +1,603 @@
-fn main() {}
+//! Side-by-side benchmarks against CRoaring (`croaring`: frozen and portable views, owned
+//! bitmaps) and roaring-rs (`roaring`: owned), on every real-roaring dataset present
+//! (`$FROZEN_ROARING_REALDATA`, else `../shared/realdata`; a generated dataset otherwise)
+//! and on Go roaring's serialization sets (`../shared/seedbench`).
+//!
+//! ```text
+//! cargo bench --bench frozen                 # everything (about 10 minutes)
+//! cargo bench --bench frozen -- census1881   # one dataset
+//! python3 benches/report.py                  # ratio tables from target/criterion
+//! ```
+//!
+//! Every benchmark processes a whole dataset (all its bitmaps, or all consecutive pairs),
+//! as CRoaring's own real-data benchmarks do. Allocations per operation are counted once
+//! per benchmark with a counting allocator and written to
+//! `target/criterion/allocations.tsv`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use croaring::{Bitmap, BitmapView, Frozen, Portable};
+use frozen_roaring::{FrozenBitmap, Writer};
+use roaring::RoaringBitmap;
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator; only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is forwarded unchanged.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: the caller's contract is forwarded unchanged.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is forwarded unchanged.
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Records how many allocations one run of `f` makes per bitmap (or pair).
+fn record_allocs(group: &str, name: &str, per: usize, mut f: impl FnMut()) {
+    f(); // warm up reusable buffers
+    let before = ALLOCS.load(Ordering::Relaxed);
+    f();
+    let n = ALLOCS.load(Ordering::Relaxed) - before;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/criterion");
+    let _ = std::fs::create_dir_all(&dir);
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("allocations.tsv"))
+    {
+        let _ = writeln!(file, "{group}\t{name}\t{:.3}", n as f64 / per.max(1) as f64);
+    }
+}
+
+/// One dataset: its bitmaps' values.
+struct Dataset {
+    name: String,
+    sets: Vec<Vec<u32>>,
+}
+
+fn read_values(path: &Path) -> Vec<u32> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect()
+}
+
+fn datasets() -> Vec<Dataset> {
+    let dir = std::env::var_os("FROZEN_ROARING_REALDATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/realdata"));
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries.flatten() {
+            if !e.path().is_dir() {
+                continue;
+            }
+            let mut files: Vec<PathBuf> = std::fs::read_dir(e.path())
+                .unwrap()
+                .flatten()
+                .map(|f| f.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+                .collect();
+            files.sort();
+            out.push(Dataset {
+                name: e.file_name().to_string_lossy().into_owned(),
+                sets: files.iter().map(|f| read_values(f)).collect(),
+            });
+        }
+    }
+    if out.is_empty() {
+        eprintln!(
+            "notice: no real data at {} (set FROZEN_ROARING_REALDATA); using a generated dataset",
+            dir.display()
+        );
+        let mut x = 1u64;
+        let sets = (0..100)
+            .map(|i| {
+                let mut v: Vec<u32> = (0..20_000)
+                    .map(|_| {
+                        x = x
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        ((x >> 33) as u32) % (1 << (20 + i % 8))
+                    })
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            })
+            .collect();
+        out.push(Dataset {
+            name: "generated".into(),
+            sets,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// Everything a dataset's benchmarks need, prepared outside the timed loops.
+struct Prepared {
+    frozen: Vec<Vec<u8>>,
+    cr: Vec<Bitmap>,
+    cr_frozen: Vec<Vec<u8>>,
+    cr_portable: Vec<Vec<u8>>,
+    rr: Vec<RoaringBitmap>,
+    rr_bytes: Vec<Vec<u8>>,
+    probes: Vec<u32>,
+}
+
+fn prepare(d: &Dataset) -> Prepared {
+    let mut w = Writer::new();
+    let frozen = d
+        .sets
+        .iter()
+        .map(|s| {
+            let mut v = Vec::new();
+            w.write_sorted(s.iter().copied(), &mut v).unwrap();
+            v
+        })
+        .collect();
+    let cr: Vec<Bitmap> = d
+        .sets
+        .iter()
+        .map(|s| {
+            let mut b = Bitmap::of(s);
+            b.run_optimize();
+            b
+        })
+        .collect();
+    // CRoaring's frozen format needs 32-byte alignment: keep each in an aligned copy.
+    let cr_frozen = cr
+        .iter()
+        .map(|b| {
+            let mut v = Vec::new();
+            let _ = b.serialize_into_vec::<Frozen>(&mut v);
+            v
+        })
+        .collect();
+    let cr_portable = cr.iter().map(|b| b.serialize::<Portable>()).collect();
+    let rr: Vec<RoaringBitmap> = d
+        .sets
+        .iter()
+        .map(|s| {
+            let mut b = RoaringBitmap::from_sorted_iter(s.iter().copied()).unwrap();
+            b.optimize();
+            b
+        })
+        .collect();
+    let rr_bytes = rr
+        .iter()
+        .map(|b| {
+            let mut v = Vec::new();
+            b.serialize_into(&mut v).unwrap();
+            v
+        })
+        .collect();
+    let max = d
+        .sets
+        .iter()
+        .filter_map(|s| s.last())
+        .max()
+        .copied()
+        .unwrap_or(1);
+    let mut x = 7u64;
+    let probes = (0..1024)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) as u32) % (max + 1)
+        })
+        .collect();
+    Prepared {
+        frozen,
+        cr,
+        cr_frozen,
+        cr_portable,
+        rr,
+        rr_bytes,
+        probes,
+    }
+}
+
+/// The frozen view inside CRoaring's aligned serialization buffer.
+fn cr_view(buf: &[u8], b: &Bitmap) -> BitmapView<'static> {
+    let size = b.get_serialized_size_in_bytes::<Frozen>();
+    let start = buf.len() - size;
+    let slice: &[u8] = &buf[start..];
+    // SAFETY: the bytes were produced by `serialize_into_vec::<Frozen>`, which places them
+    // 32-byte aligned at the end of the vector; the buffer outlives every benchmark
+    // (leaked below) so the 'static lifetime holds.
+    unsafe { BitmapView::deserialize::<Frozen>(std::mem::transmute::<&[u8], &'static [u8]>(slice)) }
+}
+
+fn bench_dataset(c: &mut Criterion, d: &Dataset) {
+    let p: &'static Prepared = Box::leak(Box::new(prepare(d)));
+    let n = d.sets.len();
+    let group_name = d.name.clone();
+    let mut g = c.benchmark_group(&group_name);
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+
+    // --- build from sorted values, serialized into a reused buffer
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    let mut build_ours = || {
+        for s in &d.sets {
+            out.clear();
+            black_box(w.write_sorted(s.iter().copied(), &mut out).unwrap());
+        }
+    };
+    record_allocs(&group_name, "build/frozen-roaring", n, &mut build_ours);
+    g.bench_function("build/frozen-roaring", |b| b.iter(&mut build_ours));
+    let mut buf = Vec::new();
+    let mut build_cr = || {
+        for s in &d.sets {
+            let mut bm = Bitmap::of(s);
+            bm.run_optimize();
+            buf.clear();
+            black_box(bm.serialize_into_vec::<Portable>(&mut buf));
+        }
+    };
+    record_allocs(&group_name, "build/croaring", n, &mut build_cr);
+    g.bench_function("build/croaring", |b| b.iter(&mut build_cr));
+    let mut build_rr = || {
+        for s in &d.sets {
+            let mut bm = RoaringBitmap::from_sorted_iter(s.iter().copied()).unwrap();
+            bm.optimize();
+            buf.clear();
+            bm.serialize_into(&mut buf).unwrap();
+            black_box(&buf);
+        }
+    };
+    record_allocs(&group_name, "build/roaring-rs", n, &mut build_rr);
+    g.bench_function("build/roaring-rs", |b| b.iter(&mut build_rr));
+
+    // --- re-encode an existing bitmap into a reused buffer
+    let views: Vec<FrozenBitmap<'static>> = p
+        .frozen
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let mut reencode_ours = || {
+        for v in &views {
+            out.clear();
+            black_box(w.write_frozen(v, &mut out).unwrap());
+        }
+    };
+    record_allocs(
+        &group_name,
+        "reencode/frozen-roaring",
+        n,
+        &mut reencode_ours,
+    );
+    g.bench_function("reencode/frozen-roaring", |b| b.iter(&mut reencode_ours));
+    let mut reencode_cr = || {
+        for bm in &p.cr {
+            buf.clear();
+            black_box(bm.serialize_into_vec::<Portable>(&mut buf));
+        }
+    };
+    record_allocs(
+        &group_name,
+        "reencode/croaring-portable",
+        n,
+        &mut reencode_cr,
+    );
+    g.bench_function("reencode/croaring-portable", |b| b.iter(&mut reencode_cr));
+    let mut reencode_cr_frozen = || {
+        for bm in &p.cr {
+            buf.clear();
+            black_box(bm.serialize_into_vec::<Frozen>(&mut buf));
+        }
+    };
+    record_allocs(
+        &group_name,
+        "reencode/croaring-frozen",
+        n,
+        &mut reencode_cr_frozen,
+    );
+    g.bench_function("reencode/croaring-frozen", |b| {
+        b.iter(&mut reencode_cr_frozen)
+    });
+    let mut reencode_rr = || {
+        for bm in &p.rr {
+            buf.clear();
+            bm.serialize_into(&mut buf).unwrap();
+            black_box(&buf);
+        }
+    };
+    record_allocs(&group_name, "reencode/roaring-rs", n, &mut reencode_rr);
+    g.bench_function("reencode/roaring-rs", |b| b.iter(&mut reencode_rr));
+    let mut memcpy = || {
+        for f in &p.frozen {
+            buf.clear();
+            buf.extend_from_slice(f);
+            black_box(&buf);
+        }
+    };
+    g.bench_function("reencode/memcpy", |b| b.iter(&mut memcpy));
+
+    // --- open
+    let mut open_checked = || {
+        for f in &p.frozen {
+            black_box(FrozenBitmap::from_bytes(black_box(f)).unwrap());
+        }
+    };
+    record_allocs(
+        &group_name,
+        "open/frozen-roaring-checked",
+        n,
+        &mut open_checked,
+    );
+    g.bench_function("open/frozen-roaring-checked", |b| b.iter(&mut open_checked));
+    let mut open_strict = || {
+        for f in &p.frozen {
+            black_box(FrozenBitmap::from_bytes_strict(black_box(f)).unwrap());
+        }
+    };
+    g.bench_function("open/frozen-roaring-strict", |b| b.iter(&mut open_strict));
+    let mut open_unchecked = || {
+        for f in &p.frozen {
+            // SAFETY: bytes written by our writer.
+            black_box(unsafe { FrozenBitmap::from_bytes_unchecked(black_box(f)) });
+        }
+    };
+    g.bench_function("open/frozen-roaring-unchecked", |b| {
+        b.iter(&mut open_unchecked)
+    });
+    let mut open_cr_frozen = || {
+        for (f, bm) in p.cr_frozen.iter().zip(&p.cr) {
+            black_box(cr_view(black_box(f), bm));
+        }
+    };
+    record_allocs(
+        &group_name,
+        "open/croaring-frozen-view",
+        n,
+        &mut open_cr_frozen,
+    );
+    g.bench_function("open/croaring-frozen-view", |b| b.iter(&mut open_cr_frozen));
+    let mut open_cr_portable = || {
+        for f in &p.cr_portable {
+            // SAFETY: bytes produced by CRoaring's portable serializer.
+            black_box(unsafe { BitmapView::deserialize::<Portable>(black_box(f)) });
+        }
+    };
+    record_allocs(
+        &group_name,
+        "open/croaring-portable-view",
+        n,
+        &mut open_cr_portable,
+    );
+    g.bench_function("open/croaring-portable-view", |b| {
+        b.iter(&mut open_cr_portable)
+    });
+    let mut open_rr = || {
+        for f in &p.rr_bytes {
+            black_box(RoaringBitmap::deserialize_from(black_box(&f[..])).unwrap());
+        }
+    };
+    record_allocs(&group_name, "open/roaring-rs-deserialize", n, &mut open_rr);
+    g.bench_function("open/roaring-rs-deserialize", |b| b.iter(&mut open_rr));
+
+    // --- contains (1024 probes per bitmap)
+    let cr_views: Vec<BitmapView<'static>> = p
+        .cr_frozen
+        .iter()
+        .zip(&p.cr)
+        .map(|(f, b)| cr_view(f, b))
+        .collect();
+    g.bench_function("contains/frozen-roaring", |b| {
+        b.iter(|| {
+            views
+                .iter()
+                .map(|v| p.probes.iter().filter(|&&x| v.contains(x)).count())
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("contains/croaring-frozen-view", |b| {
+        b.iter(|| {
+            cr_views
+                .iter()
+                .map(|v| p.probes.iter().filter(|&&x| v.contains(x)).count())
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("contains/roaring-rs", |b| {
+        b.iter(|| {
+            p.rr.iter()
+                .map(|v| p.probes.iter().filter(|&&x| v.contains(x)).count())
+                .sum::<usize>()
+        })
+    });
+
+    // --- iterate every value
+    g.bench_function("iterate/frozen-roaring", |b| {
+        b.iter(|| {
+            views
+                .iter()
+                .map(|v| v.iter().fold(0u64, |a, x| a.wrapping_add(u64::from(x))))
+                .sum::<u64>()
+        })
+    });
+    let mut batch = vec![0u32; 1024];
+    g.bench_function("iterate/frozen-roaring-next_many", |b| {
+        b.iter(|| {
+            let mut sum = 0u64;
+            for v in &views {
+                let mut it = v.iter();
+                loop {
+                    let k = it.next_many(&mut batch);
+                    if k == 0 {
+                        break;
+                    }
+                    sum = batch[..k]
+                        .iter()
+                        .fold(sum, |a, &x| a.wrapping_add(u64::from(x)));
+                }
+            }
+            sum
+        })
+    });
+    g.bench_function("iterate/croaring-frozen-view", |b| {
+        b.iter(|| {
+            cr_views
+                .iter()
+                .map(|v| v.iter().fold(0u64, |a, x| a.wrapping_add(u64::from(x))))
+                .sum::<u64>()
+        })
+    });
+    g.bench_function("iterate/roaring-rs", |b| {
+        b.iter(|| {
+            p.rr.iter()
+                .map(|v| v.iter().fold(0u64, |a, x| a.wrapping_add(u64::from(x))))
+                .sum::<u64>()
+        })
+    });
+
+    // --- intersection_len of consecutive pairs
+    let mut inter_ours = || {
+        views
+            .windows(2)
+            .map(|w| w[0].intersection_len(&w[1]))
+            .sum::<u64>()
+    };
+    record_allocs(
+        &group_name,
+        "intersection_len/frozen-roaring",
+        n - 1,
+        || {
+            black_box(inter_ours());
+        },
+    );
+    g.bench_function("intersection_len/frozen-roaring", |b| {
+        b.iter(&mut inter_ours)
+    });
+    let mut inter_cr = || {
+        cr_views
+            .windows(2)
+            .map(|w| w[0].and_cardinality(&w[1]))
+            .sum::<u64>()
+    };
+    record_allocs(
+        &group_name,
+        "intersection_len/croaring-frozen-view",
+        n - 1,
+        || {
+            black_box(inter_cr());
+        },
+    );
+    g.bench_function("intersection_len/croaring-frozen-view", |b| {
+        b.iter(&mut inter_cr)
+    });
+    g.bench_function("intersection_len/roaring-rs", |b| {
+        b.iter(|| {
+            p.rr.windows(2)
+                .map(|w| w[0].intersection_len(&w[1]))
+                .sum::<u64>()
+        })
+    });
+    g.finish();
+}
+
+/// Go roaring's serialization sets: one serialization into a reused buffer.
+fn bench_seedbench(c: &mut Criterion) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/seedbench");
+    let mut g = c.benchmark_group("seedbench");
+    g.sample_size(30)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for name in ["sparse", "mid", "dense"] {
+        let path = dir.join(format!("{name}.txt"));
+        if !path.exists() {
+            eprintln!(
+                "notice: {} not found, skipping the seedbench sets",
+                path.display()
+            );
+            return;
+        }
+        let values = read_values(&path);
+        let mut w = Writer::new();
+        let mut bytes = Vec::new();
+        w.write_sorted(values.iter().copied(), &mut bytes).unwrap();
+        let view = FrozenBitmap::from_bytes(&bytes).unwrap();
+        let mut cr = Bitmap::of(&values);
+        cr.run_optimize();
+        let mut rr = RoaringBitmap::from_sorted_iter(values.iter().copied()).unwrap();
+        rr.optimize();
+        let mut out = Vec::with_capacity(1 << 20);
+        g.bench_function(BenchmarkId::new("write_frozen", name), |b| {
+            b.iter(|| {
+                out.clear();
+                black_box(w.write_frozen(&view, &mut out).unwrap())
+            })
+        });
+        g.bench_function(BenchmarkId::new("write_sorted", name), |b| {
+            b.iter(|| {
+                out.clear();
+                black_box(w.write_sorted(values.iter().copied(), &mut out).unwrap())
+            })
+        });
+        g.bench_function(BenchmarkId::new("croaring-portable", name), |b| {
+            b.iter(|| {
+                out.clear();
+                black_box(cr.serialize_into_vec::<Portable>(&mut out).len())
+            })
+        });
+        g.bench_function(BenchmarkId::new("croaring-frozen", name), |b| {
+            b.iter(|| {
+                out.clear();
+                black_box(cr.serialize_into_vec::<Frozen>(&mut out).len())
+            })
+        });
+        g.bench_function(BenchmarkId::new("roaring-rs", name), |b| {
+            b.iter(|| {
+                out.clear();
+                rr.serialize_into(&mut out).unwrap();
+                black_box(out.len())
+            })
+        });
+        g.bench_function(BenchmarkId::new("memcpy", name), |b| {
+            b.iter(|| {
+                out.clear();
+                out.extend_from_slice(black_box(&bytes));
+                black_box(out.len())
+            })
+        });
+    }
+    g.finish();
+}
+
+fn all(c: &mut Criterion) {
+    let _ = std::fs::remove_file(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/criterion/allocations.tsv"),
+    );
+    for d in datasets() {
+        bench_dataset(c, &d);
+    }
+    bench_seedbench(c);
+}
+
+criterion_group!(benches, all);
+criterion_main!(benches);

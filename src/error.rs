@@ -82,6 +82,7 @@ impl Error {
         Error::new(ErrorKind::Corrupt, field, offset)
     }
 
+    #[cfg(feature = "alloc")]
     #[cold]
     pub(crate) fn not_ascending(position: u64, previous: u32, value: u32) -> Error {
         Error::new(ErrorKind::NotAscending, "values", 0)
@@ -89,6 +90,7 @@ impl Error {
             .at_position(position)
     }
 
+    #[cfg(feature = "alloc")]
     #[cold]
     fn at_position(mut self, position: u64) -> Error {
         self.offset = position;

@@ -34,6 +34,7 @@ pub enum ContainerKind {
 
 impl ContainerKind {
     /// The kind's code in a directory descriptor.
+    #[cfg(feature = "alloc")]
     pub(crate) fn code(self) -> u32 {
         match self {
             ContainerKind::Array => 0,
@@ -75,6 +76,7 @@ pub(crate) fn payload_len(kind: ContainerKind, card: u32, n_runs: u32) -> usize 
 /// container iff strictly smaller than the non-run choice (array `2c` bytes if `c <= 4096`,
 /// else bitset `8192`; run `2 + 4r`). These are the choices of CRoaring's `run_optimize`,
 /// checked against it on the real-data sets and random sets.
+#[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn canonical_kind(card: u32, n_runs: u32) -> ContainerKind {
     let run = 2 + 4 * u64::from(n_runs);
@@ -92,6 +94,7 @@ pub(crate) fn canonical_kind(card: u32, n_runs: u32) -> ContainerKind {
 }
 
 /// Rounds `x` up to a multiple of `align` (a power of two).
+#[cfg(feature = "alloc")]
 #[inline]
 pub(crate) const fn align_up(x: usize, align: usize) -> usize {
     (x + align - 1) & !(align - 1)

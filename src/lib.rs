@@ -18,13 +18,16 @@
 //! // Write two posting lists one after the other into one buffer (or file).
 //! let mut writer = Writer::new();
 //! let mut file = Vec::new();
-//! let rust = writer.write_sorted([3, 17, 42, 1_000_000], &mut file)?;
-//! let fast = writer.write_sorted((0..2_000_000).step_by(7), &mut file)?;
+//! let rare = writer.write_sorted([3, 14, 42, 1_000_006], &mut file)?;
+//! let sevens = writer.write_sorted((0..2_000_000).step_by(7), &mut file)?;
 //!
-//! // Open them in place: O(containers) checks, no allocation.
-//! let rust = FrozenBitmap::from_bytes(&file[rust])?;
-//! let fast = FrozenBitmap::from_bytes(&file[fast])?;
-//! assert_eq!(rust.intersection_len(&fast), 2); // 42 and 1_000_000... are multiples of 7?
+//! // Open them in place: O(containers) checks, no allocation, no copy.
+//! let rare = FrozenBitmap::from_bytes(&file[rare])?;
+//! let sevens = FrozenBitmap::from_bytes(&file[sevens])?;
+//! assert_eq!(rare.intersection_len(&sevens), 3); // 14, 42 and 1_000_006
+//! assert_eq!(sevens.rank(1_000), 143);
+//! assert_eq!(sevens.select(2), Some(14));
+//! assert_eq!(rare.iter().collect::<Vec<_>>(), [3, 14, 42, 1_000_006]);
 //! # Ok::<(), frozen_roaring::Error>(())
 //! ```
 //!
@@ -67,8 +70,16 @@ mod view;
 #[cfg(feature = "alloc")]
 mod write;
 
+#[cfg(all(test, feature = "alloc"))]
+mod tests;
+
 pub use error::{Error, ErrorKind};
 pub use format::ContainerKind;
 pub use view::{FrozenBitmap, Iter, Statistics};
 #[cfg(feature = "alloc")]
 pub use write::{Builder, Writer};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -44,13 +44,19 @@ fn bless() -> bool {
 fn writer_reproduces_golden_files_and_reader_reads_them() {
     for (name, values, checksum) in golden() {
         let mut out = Vec::new();
-        Writer::new().with_checksum(checksum).write_sorted(values.iter().copied(), &mut out).unwrap();
+        Writer::new()
+            .with_checksum(checksum)
+            .write_sorted(values.iter().copied(), &mut out)
+            .unwrap();
         let path = dir().join(format!("{name}.frb"));
         if bless() {
             std::fs::write(&path, &out).unwrap();
         }
         let stored = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert_eq!(out, stored, "{name}: the writer's output changed; a format change needs a new version");
+        assert_eq!(
+            out, stored,
+            "{name}: the writer's output changed; a format change needs a new version"
+        );
         let bm = FrozenBitmap::from_bytes_strict(&stored).unwrap();
         assert_eq!(bm.to_vec(), values, "{name}: golden file reads differently");
         assert_eq!(bm.has_checksum(), checksum);
@@ -72,7 +78,9 @@ fn hexdump(bytes: &[u8]) -> String {
 #[test]
 fn worked_example_matches_spec() {
     let mut out = Vec::new();
-    Writer::new().write_sorted(worked_example(), &mut out).unwrap();
+    Writer::new()
+        .write_sorted(worked_example(), &mut out)
+        .unwrap();
     let spec_path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("format-spec/FORMAT.md");
     let spec = std::fs::read_to_string(&spec_path).unwrap();
     let (begin, end) = ("<!-- hexdump:begin -->\n", "<!-- hexdump:end -->");
@@ -84,5 +92,9 @@ fn worked_example_matches_spec() {
         std::fs::write(&spec_path, updated).unwrap();
         return;
     }
-    assert_eq!(&spec[start..stop], expected, "FORMAT.md's worked example is out of date");
+    assert_eq!(
+        &spec[start..stop],
+        expected,
+        "FORMAT.md's worked example is out of date"
+    );
 }

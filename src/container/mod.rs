@@ -179,6 +179,7 @@ pub(crate) fn equal(a: Container<'_>, b: Container<'_>, card: u32) -> bool {
     }
 }
 
+#[cfg(feature = "alloc")]
 /// The payload's bytes as stored (for runs: the runs, without the run count before them).
 pub(crate) fn payload_bytes<'a>(c: &Container<'a>) -> &'a [u8] {
     use crate::cast::bytes_of;

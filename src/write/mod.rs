@@ -289,15 +289,13 @@ impl Writer {
     /// `NotAscending` as [`write_sorted`](Self::write_sorted).
     pub fn serialized_size<I: IntoIterator<Item = u32>>(&self, values: I) -> Result<usize, Error> {
         let mut sizer = Sizer::default();
-        let mut count = 0u64;
         let mut last = 0u32;
-        for v in values {
+        for (count, v) in values.into_iter().enumerate() {
             if count != 0 && v <= last {
-                return Err(Error::not_ascending(count, last, v));
+                return Err(Error::not_ascending(count as u64, last, v));
             }
             sizer.push(v);
             last = v;
-            count += 1;
         }
         Ok(sizer.finish() + if self.checksum { TRAILER_LEN } else { 0 })
     }

@@ -1,0 +1,112 @@
+//! Unit tests of the byte-casting paths, small enough to run under Miri
+//! (`cargo +nightly miri test --lib`): every container kind read from slices at every
+//! alignment, corrupt and truncated inputs, and the writer's output paths.
+
+use alloc::vec::Vec;
+
+use crate::{FrozenBitmap, Writer};
+
+/// A bitmap with an array, a run and a bitset container, plus one value in the last key.
+fn sample() -> Vec<u32> {
+    let mut v: Vec<u32> = [3, 9, 27, 81].to_vec();
+    v.extend(65_536 + 100..65_536 + 400);
+    v.extend((131_072..131_072 + 65_536).step_by(3));
+    v.push(u32::MAX);
+    v
+}
+
+fn encode(values: &[u32], checksum: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    Writer::new()
+        .with_checksum(checksum)
+        .write_sorted(values.iter().copied(), &mut out)
+        .unwrap();
+    out
+}
+
+#[test]
+fn reads_every_kind_at_every_alignment() {
+    let values = sample();
+    for checksum in [false, true] {
+        let bytes = encode(&values, checksum);
+        for shift in 0..8 {
+            let mut buf = alloc::vec![0u8; shift];
+            buf.extend_from_slice(&bytes);
+            let bm = FrozenBitmap::from_bytes_strict(&buf[shift..]).unwrap();
+            let st = bm.statistics();
+            assert_eq!(
+                (st.array_containers, st.run_containers, st.bitset_containers),
+                (2, 1, 1)
+            );
+            assert_eq!(bm.len(), values.len() as u64);
+            assert_eq!(bm.to_vec(), values);
+            assert!(bm.iter().rev().eq(values.iter().rev().copied()));
+            for (i, &v) in values.iter().enumerate().step_by(257) {
+                assert!(bm.contains(v));
+                assert!(!bm.contains(v + 1) || values.binary_search(&(v + 1)).is_ok());
+                assert_eq!(bm.rank(v), i as u64 + 1);
+                assert_eq!(bm.select(i as u32), Some(v));
+            }
+            assert_eq!(bm.intersection_len(&bm), bm.len());
+            assert!(bm.is_subset(&bm) && !bm.is_disjoint(&bm));
+        }
+    }
+}
+
+#[test]
+#[allow(unsafe_code)]
+fn corrupt_and_truncated_inputs_never_panic() {
+    let bytes = encode(&sample(), false);
+    for k in 0..bytes.len().min(200) {
+        assert!(FrozenBitmap::from_bytes(&bytes[..k]).is_err());
+        // SAFETY: deliberately violated; the implementation must stay memory-safe.
+        let bm = unsafe { FrozenBitmap::from_bytes_unchecked(&bytes[..k]) };
+        let _ = (
+            bm.len(),
+            bm.contains(3),
+            bm.rank(100),
+            bm.select(2),
+            bm.iter().take(10).count(),
+        );
+    }
+    // Flip every bit of the header and directory, one at a time.
+    let dir_end = 16 + 12 * 4;
+    for pos in 0..dir_end {
+        for bit in 0..8 {
+            let mut b = bytes.clone();
+            b[pos] ^= 1 << bit;
+            if let Ok(bm) = FrozenBitmap::from_bytes(&b) {
+                let _ = (
+                    bm.len(),
+                    bm.contains(27),
+                    bm.rank(70_000),
+                    bm.select(5),
+                    bm.max(),
+                );
+                let _ = bm.iter().rev().take(5).count() + bm.iter().take(5).count();
+                let _ = bm.validate();
+            }
+        }
+    }
+}
+
+#[test]
+fn output_paths_agree() {
+    let values = sample();
+    let mut w = Writer::new();
+    let mut out = alloc::vec![1u8; 5];
+    let r = w.write_sorted(values.iter().copied(), &mut out).unwrap();
+    assert_eq!(r.start % 64, 0);
+    let mut slice = alloc::vec![0u8; r.len()];
+    assert_eq!(
+        w.write_sorted_to_slice(values.iter().copied(), &mut slice)
+            .unwrap(),
+        r.len()
+    );
+    assert_eq!(&out[r.clone()], &slice[..]);
+    assert_eq!(w.serialized_size(values.iter().copied()).unwrap(), r.len());
+    let view = FrozenBitmap::from_bytes(&slice).unwrap();
+    let mut again = Vec::new();
+    let r2 = w.write_frozen(&view, &mut again).unwrap();
+    assert_eq!(&again[r2], &slice[..]);
+}
