@@ -62,6 +62,9 @@ extern crate alloc;
 extern crate std;
 
 mod cast;
+#[allow(unsafe_code)]
+#[macro_use]
+mod simd;
 mod checksum;
 mod container;
 mod error;

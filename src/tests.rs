@@ -110,3 +110,52 @@ fn output_paths_agree() {
     let r2 = w.write_frozen(&view, &mut again).unwrap();
     assert_eq!(&again[r2], &slice[..]);
 }
+
+/// Sorted, deduplicated `u16` values from a seed, with a density that varies per seed.
+fn random_lows(seed: u64, len: usize) -> Vec<u16> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let modulus = 1 + (seed % 7 + 1) * len as u64;
+    let mut v: Vec<u16> = (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % modulus.min(65536)) as u16
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn as_le(v: &[u16]) -> Vec<crate::cast::U16> {
+    v.iter().map(|&x| crate::cast::U16::new(x)).collect()
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn accelerated_kernels_match_scalar() {
+    use crate::container::{count, Container};
+    for seed in 0..400u64 {
+        let (la, lb) = ((seed * 37 % 300) as usize, (seed * 91 % 5000) as usize);
+        let (a, b) = (random_lows(seed, la), random_lows(seed + 1000, lb));
+        let expected = a.iter().filter(|x| b.binary_search(x).is_ok()).count() as u64;
+        let (a, b) = (as_le(&a), as_le(&b));
+        if let Some(n) = crate::simd::intersect_count_u16(&a, &b) {
+            assert_eq!(n, expected, "seed {seed}");
+            assert_eq!(
+                crate::simd::intersect_count_u16(&b, &a),
+                Some(expected),
+                "seed {seed} swapped"
+            );
+        }
+        let (ca, cb) = (Container::Array(&a), Container::Array(&b));
+        assert_eq!(count::intersection_len(ca, cb), expected);
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            crate::simd::x86::force_baseline(true);
+            assert_eq!(count::intersection_len(ca, cb), expected);
+            crate::simd::x86::force_baseline(false);
+        }
+    }
+}

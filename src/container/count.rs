@@ -7,8 +7,13 @@ use crate::cast::{BitsetLE, RunLE, U16};
 /// Size ratio above which array ∩ array gallops through the larger array.
 const GALLOP_RATIO: usize = 64;
 
-/// `|a ∩ b|`.
-pub(crate) fn intersection_len(a: Container<'_>, b: Container<'_>) -> u64 {
+crate::simd::dispatch! {
+    /// `|a ∩ b|`.
+    pub(crate) fn intersection_len(a: Container<'_>, b: Container<'_>) -> u64 => intersection_len_impl;
+}
+
+#[inline(always)]
+pub(crate) fn intersection_len_impl(a: Container<'_>, b: Container<'_>) -> u64 {
     use Container::*;
     match (a, b) {
         (Array(x), Array(y)) => array_array(x, y),
@@ -38,6 +43,7 @@ fn bit(b: &BitsetLE, v: u16) -> bool {
     (b[usize::from(v >> 6)].get() >> (v & 63)) & 1 != 0
 }
 
+#[inline(always)]
 fn array_array(a: &[U16], b: &[U16]) -> u64 {
     let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if small.is_empty() {
@@ -45,6 +51,9 @@ fn array_array(a: &[U16], b: &[U16]) -> u64 {
     }
     if small.len() * GALLOP_RATIO < large.len() {
         return gallop(small, large);
+    }
+    if let Some(n) = crate::simd::intersect_count_u16(small, large) {
+        return n;
     }
     // Branch-free merge: both cursors advance on equality.
     let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);
@@ -58,6 +67,7 @@ fn array_array(a: &[U16], b: &[U16]) -> u64 {
 }
 
 /// For each value of `small`, an exponential then binary search in the rest of `large`.
+#[inline(always)]
 fn gallop(small: &[U16], large: &[U16]) -> u64 {
     let mut n = 0;
     let mut base = 0usize;
@@ -85,27 +95,33 @@ fn gallop(small: &[U16], large: &[U16]) -> u64 {
     n
 }
 
+#[inline(always)]
 fn array_bitset(a: &[U16], b: &BitsetLE) -> u64 {
     a.iter().map(|v| u64::from(bit(b, v.get()))).sum()
 }
 
+/// One merge pass: each array value moves the run cursor forward past runs ending
+/// before it (O(|a| + |r|), no search).
+#[inline(always)]
 fn array_run(a: &[U16], r: &[RunLE]) -> u64 {
-    let mut n = 0;
-    let mut i = 0usize;
-    for run in r {
-        let (s, e) = (run.start(), run.end());
-        // Skip array values below the run, then count those inside it.
-        i += a[i..].partition_point(|x| u32::from(x.get()) < s);
-        let inside = a[i..].partition_point(|x| u32::from(x.get()) <= e);
-        n += inside as u64;
-        i += inside;
-        if i >= a.len() {
-            break;
+    let Some(first) = r.first() else { return 0 };
+    let (mut j, mut start, mut end) = (0usize, first.start(), first.end());
+    let mut n = 0u64;
+    for v in a {
+        let v = u32::from(v.get());
+        while end < v {
+            j += 1;
+            match r.get(j) {
+                Some(run) => (start, end) = (run.start(), run.end()),
+                None => return n,
+            }
         }
+        n += u64::from(v >= start);
     }
     n
 }
 
+#[inline(always)]
 fn bitset_bitset(a: &BitsetLE, b: &BitsetLE) -> u64 {
     let n: u32 = a
         .iter()
@@ -116,6 +132,7 @@ fn bitset_bitset(a: &BitsetLE, b: &BitsetLE) -> u64 {
 }
 
 /// Number of set bits of `b` in `start ..= end` (both `<= 65535`).
+#[inline(always)]
 pub(crate) fn bitset_range_count(b: &BitsetLE, start: u32, end: u32) -> u32 {
     let (ws, we) = ((start >> 6) as usize, (end >> 6) as usize);
     let first_mask = u64::MAX << (start & 63);
@@ -131,12 +148,14 @@ pub(crate) fn bitset_range_count(b: &BitsetLE, start: u32, end: u32) -> u32 {
     n + (b[we].get() & last_mask).count_ones()
 }
 
+#[inline(always)]
 fn bitset_run(b: &BitsetLE, r: &[RunLE]) -> u64 {
     r.iter()
         .map(|run| u64::from(bitset_range_count(b, run.start(), run.end())))
         .sum()
 }
 
+#[inline(always)]
 fn run_run(a: &[RunLE], b: &[RunLE]) -> u64 {
     let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);
     while i < a.len() && j < b.len() {

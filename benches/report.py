@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Ratio tables from the criterion results of `cargo bench --bench frozen`.
+
+Reads target/criterion/<dataset>/<benchmark>/new/estimates.json (median time) and
+target/criterion/allocations.tsv, and prints Markdown tables of *ratios* (peer time / our
+time: above 1 means frozen-roaring is faster). Absolute times are not reported: the
+machines are shared and noisy; ratios from one run are what the README quotes.
+"""
+import json
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "criterion")
+
+
+def median(group, bench):
+    path = os.path.join(ROOT, group, bench.replace("/", "_"), "new", "estimates.json")
+    try:
+        with open(path) as f:
+            return json.load(f)["median"]["point_estimate"]
+    except OSError:
+        return None
+
+
+def ratio(num, den):
+    if num is None or den is None or den == 0:
+        return "–"
+    return f"{num / den:.2f}"
+
+
+def allocations():
+    out = {}
+    try:
+        with open(os.path.join(ROOT, "allocations.tsv")) as f:
+            for line in f:
+                g, b, n = line.rstrip("\n").split("\t")
+                out[(g, b)] = float(n)
+    except OSError:
+        pass
+    return out
+
+
+def main():
+    groups = sorted(
+        g for g in os.listdir(ROOT)
+        if os.path.isdir(os.path.join(ROOT, g)) and g not in ("report", "seedbench")
+        and median(g, "build/frozen-roaring") is not None
+    )
+    allocs = allocations()
+    us = "frozen-roaring"
+    print("Peer time ÷ frozen-roaring time (above 1: we are faster), medians of one run of")
+    print("`cargo bench --bench frozen`, each operation over a whole dataset.\n")
+    print("| dataset | build vs croaring | build vs roaring-rs | checked open vs croaring frozen view | open vs roaring-rs deserialize | contains vs roaring-rs | contains vs croaring | iterate vs croaring | iterate (next_many) vs croaring | intersection_len vs croaring | intersection_len vs roaring-rs |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for g in groups:
+        m = lambda b: median(g, b)
+        print("| " + " | ".join([
+            g,
+            ratio(m("build/croaring"), m("build/frozen-roaring")),
+            ratio(m("build/roaring-rs"), m("build/frozen-roaring")),
+            ratio(m("open/croaring-frozen-view"), m("open/frozen-roaring-checked")),
+            ratio(m("open/roaring-rs-deserialize"), m("open/frozen-roaring-checked")),
+            ratio(m("contains/roaring-rs"), m("contains/frozen-roaring")),
+            ratio(m("contains/croaring-frozen-view"), m("contains/frozen-roaring")),
+            ratio(m("iterate/croaring-frozen-view"), m("iterate/frozen-roaring")),
+            ratio(m("iterate/croaring-frozen-view"), m("iterate/frozen-roaring-next_many")),
+            ratio(m("intersection_len/croaring-frozen-view"), m("intersection_len/frozen-roaring")),
+            ratio(m("intersection_len/roaring-rs"), m("intersection_len/frozen-roaring")),
+        ]) + " |")
+    print("\nRe-encoding an existing bitmap into a reused buffer (our `write_frozen` time ÷ memcpy")
+    print("of the same bytes; peers' serialization time ÷ ours), and open variants (÷ checked open):\n")
+    print("| dataset | write_frozen ÷ memcpy | croaring portable ÷ ours | croaring frozen ÷ ours | roaring-rs ÷ ours | strict open ÷ checked | unchecked open ÷ checked | croaring portable view ÷ our checked open |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for g in groups:
+        m = lambda b: median(g, b)
+        print("| " + " | ".join([
+            g,
+            ratio(m("reencode/frozen-roaring"), m("reencode/memcpy")),
+            ratio(m("reencode/croaring-portable"), m("reencode/frozen-roaring")),
+            ratio(m("reencode/croaring-frozen"), m("reencode/frozen-roaring")),
+            ratio(m("reencode/roaring-rs"), m("reencode/frozen-roaring")),
+            ratio(m("open/frozen-roaring-strict"), m("open/frozen-roaring-checked")),
+            ratio(m("open/frozen-roaring-unchecked"), m("open/frozen-roaring-checked")),
+            ratio(m("open/croaring-portable-view"), m("open/frozen-roaring-checked")),
+        ]) + " |")
+    if allocs:
+        print("\nHeap allocations per bitmap (per pair for intersection_len), steady state:\n")
+        names = ["build/frozen-roaring", "build/croaring", "build/roaring-rs", "reencode/frozen-roaring",
+                 "open/frozen-roaring-checked", "open/croaring-frozen-view", "open/croaring-portable-view",
+                 "open/roaring-rs-deserialize", "intersection_len/frozen-roaring", "intersection_len/croaring-frozen-view"]
+        print("| dataset | " + " | ".join(names) + " |")
+        print("| --- |" + " ---: |" * len(names))
+        for g in groups:
+            print("| " + g + " | " + " | ".join(
+                f"{allocs[(g, n)]:g}" if (g, n) in allocs else "–" for n in names) + " |")
+    seeds = [s for s in ("sparse", "mid", "dense") if median("seedbench", f"write_frozen/{s}") is not None]
+    if seeds:
+        print("\nGo roaring's serialization sets (`../shared/seedbench`), one serialization into a")
+        print("reused buffer, time ÷ memcpy of our output bytes:\n")
+        cols = ["write_frozen", "write_sorted", "croaring-portable", "croaring-frozen", "roaring-rs"]
+        print("| set | " + " | ".join(cols) + " |")
+        print("| --- |" + " ---: |" * len(cols))
+        for s in seeds:
+            mc = median("seedbench", f"memcpy/{s}")
+            print(f"| {s} | " + " | ".join(ratio(median("seedbench", f"{c}/{s}"), mc) for c in cols) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
