@@ -81,7 +81,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, usize), Error> {
         let kind = ContainerKind::from_code(desc)
             .ok_or_else(|| Error::malformed("descriptor (container kind 3 is invalid)", desc_at))?;
         let off = (desc >> 2) as usize;
-        if off % kind.align() != 0 {
+        if !off.is_multiple_of(kind.align()) {
             return Err(
                 Error::malformed("payload offset (misaligned for its kind)", desc_at)
                     .values(kind.align() as u64, off as u64),
