@@ -336,6 +336,63 @@ impl Iterator for ContainerIter<'_> {
         let n = self.remaining() as usize;
         (n, Some(n))
     }
+
+    /// Internal iteration: one tight loop per kind instead of a `next` call per value.
+    fn fold<B, F: FnMut(B, u16) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                for v in &a[front..back] {
+                    acc = f(acc, v.get());
+                }
+            }
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
+                if fw > bw {
+                    return acc;
+                }
+                let mut w = fw;
+                let mut bits = fbits;
+                loop {
+                    while bits != 0 {
+                        let t = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        acc = f(acc, (w as u32 * 64 + t) as u16);
+                    }
+                    w += 1;
+                    if w > bw {
+                        return acc;
+                    }
+                    bits = if w == bw { bbits } else { b[w].get() };
+                }
+            }
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                if done {
+                    return acc;
+                }
+                for (i, run) in r.iter().enumerate().take(bi + 1).skip(fi) {
+                    let lo = if i == fi { fv } else { run.start() };
+                    let hi = if i == bi { bv } else { run.end() };
+                    for v in lo..=hi {
+                        acc = f(acc, v as u16);
+                    }
+                }
+            }
+        }
+        acc
+    }
 }
 
 impl DoubleEndedIterator for ContainerIter<'_> {

@@ -129,15 +129,25 @@ impl<'a> Directory<'a> {
     #[inline]
     pub(crate) fn container(&self, i: usize) -> Container<'a> {
         match self {
-            Directory::Frozen(d) => {
-                frozen_container(d.body, self.kind(i), self.offset(i), self.card(i))
-            }
+            Directory::Frozen(d) => match (d.descs.get(i), d.cards.get(i)) {
+                (Some(desc), Some(card)) => {
+                    let desc = desc.get();
+                    let kind = ContainerKind::from_code(desc);
+                    frozen_container(
+                        d.body,
+                        kind,
+                        (desc >> 2) as usize,
+                        u32::from(card.get()) + 1,
+                    )
+                }
+                _ => EMPTY,
+            },
         }
     }
 }
 
 /// The payload of one container of a frozen bitmap.
-#[inline]
+#[inline(always)]
 fn frozen_container(
     body: &[u8],
     kind: Option<ContainerKind>,

@@ -207,6 +207,23 @@ impl Iterator for Iter<'_> {
         let n = usize::try_from(self.remaining()).unwrap_or(usize::MAX);
         (n, Some(n))
     }
+
+    /// Internal iteration (used by `sum`, `for_each`, `count`...): container by container,
+    /// each in one tight loop.
+    fn fold<B, F: FnMut(B, u32) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        if let Some((high, it)) = self.front.take() {
+            acc = it.fold(acc, |a, lo| f(a, high | u32::from(lo)));
+        }
+        for i in self.next_front..self.next_back {
+            let (high, it) = self.open(i);
+            acc = it.fold(acc, |a, lo| f(a, high | u32::from(lo)));
+        }
+        if let Some((high, it)) = self.back.take() {
+            acc = it.fold(acc, |a, lo| f(a, high | u32::from(lo)));
+        }
+        acc
+    }
 }
 
 impl DoubleEndedIterator for Iter<'_> {

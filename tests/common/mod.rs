@@ -148,6 +148,41 @@ pub fn check_queries(bm: &FrozenBitmap<'_>, set: &BTreeSet<u32>, seed: u64) {
         bm.iter().rev().eq(model.iter().rev().copied()),
         "iter().rev()"
     );
+    // Internal iteration (fold), whole and after taking values from both ends.
+    let folded = bm.iter().fold(Vec::new(), |mut v, x| {
+        v.push(x);
+        v
+    });
+    assert_eq!(folded, model, "fold");
+    for (skip_front, skip_back) in [(1usize, 0usize), (0, 1), (3, 2), (70_000, 5)] {
+        let mut it = bm.iter();
+        for _ in 0..skip_front {
+            it.next();
+        }
+        for _ in 0..skip_back {
+            it.next_back();
+        }
+        let rest: Vec<u32> = it.fold(Vec::new(), |mut v, x| {
+            v.push(x);
+            v
+        });
+        let start = skip_front.min(model.len());
+        let end = model.len().saturating_sub(skip_back).max(start);
+        assert_eq!(
+            rest,
+            model[start..end],
+            "fold after skipping {skip_front}/{skip_back}"
+        );
+    }
+    if let Some(&mid) = model.get(model.len() / 2) {
+        let mut it = bm.iter();
+        it.advance_to(mid);
+        assert_eq!(
+            it.count(),
+            model.len() - model.len() / 2,
+            "count after advance_to"
+        );
+    }
     assert_eq!(
         bm.iter().size_hint(),
         (model.len(), Some(model.len())),

@@ -1,0 +1,87 @@
+//! A profiling harness: runs one operation in a loop over a real-data folder, for `perf`.
+//!
+//! ```text
+//! cargo run --release --example profile -- (inter|contains|iter|build) ../shared/realdata/census1881
+//! ```
+
+use std::time::Instant;
+
+use frozen_roaring::{FrozenBitmap, Writer};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (Some(op), Some(dir)) = (args.next(), args.next()) else {
+        eprintln!("usage: profile (inter|contains|iter|build) DIR");
+        std::process::exit(2);
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let sets: Vec<Vec<u32>> = files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .trim()
+                .split(',')
+                .map(|x| x.trim().parse().unwrap())
+                .collect()
+        })
+        .collect();
+    let mut w = Writer::new();
+    let bufs: Vec<Vec<u8>> = sets
+        .iter()
+        .map(|v| {
+            let mut o = Vec::new();
+            w.write_sorted(v.iter().copied(), &mut o).unwrap();
+            o
+        })
+        .collect();
+    let views: Vec<_> = bufs
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let max = sets
+        .iter()
+        .filter_map(|s| s.last())
+        .max()
+        .copied()
+        .unwrap_or(1);
+    let probes: Vec<u32> = (0..1024u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) % (max + 1))
+        .collect();
+    let rounds = 500;
+    let start = Instant::now();
+    let mut t = 0u64;
+    let mut out = Vec::new();
+    for _ in 0..rounds {
+        t += match op.as_str() {
+            "inter" => views
+                .windows(2)
+                .map(|w| w[0].intersection_len(&w[1]))
+                .sum::<u64>(),
+            "contains" => views
+                .iter()
+                .map(|v| probes.iter().filter(|&&p| v.contains(p)).count() as u64)
+                .sum(),
+            "iter" => views
+                .iter()
+                .map(|v| v.iter().fold(0u64, |a, x| a.wrapping_add(u64::from(x))))
+                .sum(),
+            "build" => sets
+                .iter()
+                .map(|s| {
+                    out.clear();
+                    w.write_sorted(s.iter().copied(), &mut out).unwrap().len() as u64
+                })
+                .sum(),
+            _ => panic!("unknown operation {op}"),
+        };
+    }
+    println!(
+        "{op}: {t} ({:.1} µs per round)",
+        start.elapsed().as_secs_f64() * 1e6 / f64::from(rounds)
+    );
+}
