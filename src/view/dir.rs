@@ -105,17 +105,6 @@ impl<'a> Directory<'a> {
         }
     }
 
-    /// Kind of container `i`, as the directory says.
-    #[inline]
-    pub(crate) fn kind(&self, i: usize) -> Option<ContainerKind> {
-        match self {
-            Directory::Frozen(d) => d
-                .descs
-                .get(i)
-                .and_then(|x| ContainerKind::from_code(x.get())),
-        }
-    }
-
     /// Payload offset of container `i` within the bitmap.
     #[inline]
     pub(crate) fn offset(&self, i: usize) -> usize {
