@@ -24,7 +24,11 @@ pub(crate) struct Meta {
 pub(crate) struct Encoder {
     pub(crate) metas: Vec<Meta>,
     pub(crate) payload: Vec<u8>,
-    lows: Vec<u16>,
+    /// The open container's low parts while it has at most 4096 values.
+    lows: Box<[u16; ARRAY_MAX as usize]>,
+    /// Number of values in `lows`.
+    n_lows: usize,
+    /// The open container's values once it has more than 4096.
     bits: Box<[u64; BITSET_WORDS]>,
     in_bits: bool,
     /// Key of the open container, or `NO_KEY`.
@@ -32,7 +36,8 @@ pub(crate) struct Encoder {
     card: u32,
     /// Values accepted since `reset`.
     count: u64,
-    last: u32,
+    /// The last value accepted, or -1.
+    prev: i64,
 }
 
 const NO_KEY: u32 = u32::MAX;
@@ -42,13 +47,14 @@ impl Encoder {
         Encoder {
             metas: Vec::new(),
             payload: Vec::new(),
-            lows: Vec::with_capacity(ARRAY_MAX as usize),
+            lows: Box::new([0; ARRAY_MAX as usize]),
+            n_lows: 0,
             bits: Box::new([0; BITSET_WORDS]),
             in_bits: false,
             key: NO_KEY,
             card: 0,
             count: 0,
-            last: 0,
+            prev: -1,
         }
     }
 
@@ -59,12 +65,12 @@ impl Encoder {
         }
         self.metas.clear();
         self.payload.clear();
-        self.lows.clear();
+        self.n_lows = 0;
         self.in_bits = false;
         self.key = NO_KEY;
         self.card = 0;
         self.count = 0;
-        self.last = 0;
+        self.prev = -1;
     }
 
     /// Number of values accepted since `reset`.
@@ -75,31 +81,72 @@ impl Encoder {
     /// Adds the next value; it must be greater than the previous one.
     #[inline]
     pub(crate) fn push(&mut self, v: u32) -> Result<(), Error> {
-        if self.count != 0 && v <= self.last {
-            return Err(Error::not_ascending(self.count, self.last, v));
-        }
-        self.last = v;
-        self.count += 1;
-        let key = v >> 16;
-        if key != self.key {
-            self.close();
-            self.key = key;
-        }
-        let lo = v as u16;
-        self.card += 1;
-        if self.in_bits {
-            self.bits[usize::from(lo >> 6)] |= 1 << (lo & 63);
-        } else if self.lows.len() < ARRAY_MAX as usize {
-            self.lows.push(lo);
-        } else {
-            for &x in &self.lows {
-                self.bits[usize::from(x >> 6)] |= 1 << (x & 63);
+        self.extend(core::iter::once(v))
+    }
+
+    /// Adds values in order, stopping at the first that is not greater than its
+    /// predecessor (that value and the rest are not added). The per-value state lives in
+    /// locals, so the loop keeps it in registers.
+    #[inline]
+    pub(crate) fn extend<I: IntoIterator<Item = u32>>(&mut self, values: I) -> Result<(), Error> {
+        let (mut prev, mut count, mut key, mut card, mut in_bits, mut n_lows) = (
+            self.prev,
+            self.count,
+            self.key,
+            self.card,
+            self.in_bits,
+            self.n_lows,
+        );
+        // In bitset mode, the bits of word `word` are gathered in `acc` and stored when
+        // the word changes: sorted values mostly hit the same word in a row, and a
+        // read-modify-write of memory per value would chain on store forwarding.
+        let (mut word, mut acc) = (0usize, 0u64);
+        let mut result = Ok(());
+        for v in values {
+            if i64::from(v) <= prev {
+                result = Err(Error::not_ascending(count, prev as u32, v));
+                break;
             }
-            self.bits[usize::from(lo >> 6)] |= 1 << (lo & 63);
-            self.lows.clear();
-            self.in_bits = true;
+            prev = i64::from(v);
+            count += 1;
+            if v >> 16 != key {
+                self.bits[word] |= acc;
+                acc = 0;
+                (self.key, self.card, self.in_bits, self.n_lows) = (key, card, in_bits, n_lows);
+                self.close();
+                (key, card, in_bits, n_lows) = (v >> 16, 0, false, 0);
+            }
+            let lo = v as u16;
+            card += 1;
+            if in_bits {
+                let w = usize::from(lo >> 6);
+                if w != word {
+                    self.bits[word] |= acc;
+                    (word, acc) = (w, 0);
+                }
+                acc |= 1 << (lo & 63);
+            } else if n_lows < self.lows.len() {
+                self.lows[n_lows] = lo;
+                n_lows += 1;
+            } else {
+                for &x in self.lows.iter() {
+                    self.bits[usize::from(x >> 6)] |= 1 << (x & 63);
+                }
+                self.bits[usize::from(lo >> 6)] |= 1 << (lo & 63);
+                n_lows = 0;
+                in_bits = true;
+            }
         }
-        Ok(())
+        self.bits[word] |= acc;
+        (
+            self.prev,
+            self.count,
+            self.key,
+            self.card,
+            self.in_bits,
+            self.n_lows,
+        ) = (prev, count, key, card, in_bits, n_lows);
+        result
     }
 
     /// Encodes the open container (if any) in its canonical kind.
@@ -120,14 +167,15 @@ impl Encoder {
             self.in_bits = false;
             kind
         } else {
-            let runs = count_array_runs(self.lows.iter().copied());
+            let lows = &self.lows[..self.n_lows];
+            let runs = count_array_runs(lows.iter().copied());
             let kind = canonical_kind(self.card, runs);
             if kind == ContainerKind::Run {
-                array_runs(&self.lows, |s, e| push_run(&mut self.payload, s, e));
+                array_runs(lows, |s, e| push_run(&mut self.payload, s, e));
             } else {
-                cast::extend_u16s(&mut self.payload, &self.lows);
+                cast::extend_u16s(&mut self.payload, lows);
             }
-            self.lows.clear();
+            self.n_lows = 0;
             kind
         };
         self.metas.push(Meta {

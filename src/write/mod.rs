@@ -374,11 +374,9 @@ impl Writer {
 
     fn encode<I: IntoIterator<Item = u32>>(&mut self, values: I) -> Result<(), Error> {
         self.enc.reset();
-        for v in values {
-            if let Err(e) = self.enc.push(v) {
-                self.enc.reset();
-                return Err(e);
-            }
+        if let Err(e) = self.enc.extend(values) {
+            self.enc.reset();
+            return Err(e);
         }
         self.enc.close();
         Ok(())
@@ -541,7 +539,7 @@ impl Builder<'_> {
     ///
     /// As [`push`](Self::push).
     pub fn extend<I: IntoIterator<Item = u32>>(&mut self, values: I) -> Result<(), Error> {
-        values.into_iter().try_for_each(|v| self.push(v))
+        self.writer.enc.extend(values)
     }
 
     /// The number of values pushed so far.
