@@ -590,6 +590,9 @@ fn bench_seedbench(c: &mut Criterion) {
 }
 
 fn all(c: &mut Criterion) {
+    // SAFETY: called before any CRoaring object exists; from here on CRoaring allocates
+    // through Rust's global allocator, so its allocations are counted too.
+    unsafe { croaring::configure_rust_alloc() };
     let _ = std::fs::remove_file(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/criterion/allocations.tsv"),
     );

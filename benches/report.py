@@ -13,8 +13,9 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "criterion")
 
 
-def median(group, bench):
-    path = os.path.join(ROOT, group, bench.replace("/", "_"), "new", "estimates.json")
+def median(group, bench, nested=False):
+    name = bench if nested else bench.replace("/", "_")
+    path = os.path.join(ROOT, group, *name.split("/"), "new", "estimates.json")
     try:
         with open(path) as f:
             return json.load(f)["median"]["point_estimate"]
@@ -93,7 +94,7 @@ def main():
         for g in groups:
             print("| " + g + " | " + " | ".join(
                 f"{allocs[(g, n)]:g}" if (g, n) in allocs else "–" for n in names) + " |")
-    seeds = [s for s in ("sparse", "mid", "dense") if median("seedbench", f"write_frozen/{s}") is not None]
+    seeds = [s for s in ("sparse", "mid", "dense") if median("seedbench", f"write_frozen/{s}", True) is not None]
     if seeds:
         print("\nGo roaring's serialization sets (`../shared/seedbench`), one serialization into a")
         print("reused buffer, time ÷ memcpy of our output bytes:\n")
@@ -101,8 +102,8 @@ def main():
         print("| set | " + " | ".join(cols) + " |")
         print("| --- |" + " ---: |" * len(cols))
         for s in seeds:
-            mc = median("seedbench", f"memcpy/{s}")
-            print(f"| {s} | " + " | ".join(ratio(median("seedbench", f"{c}/{s}"), mc) for c in cols) + " |")
+            mc = median("seedbench", f"memcpy/{s}", True)
+            print(f"| {s} | " + " | ".join(ratio(median("seedbench", f"{c}/{s}", True), mc) for c in cols) + " |")
     return 0
 
 

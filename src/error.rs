@@ -35,6 +35,20 @@ pub enum ErrorKind {
 /// The message names the field and its byte offset and says what to do. Use
 /// [`Error::kind`] to branch on the cause, [`Error::offset`] for the byte offset (relative to
 /// the start of the bitmap) and [`Error::position`] for the index of an offending value.
+///
+/// ```
+/// use frozen_roaring::{ErrorKind, FrozenBitmap, Writer};
+///
+/// let err = Writer::new().write_sorted([1, 3, 2], &mut Vec::new()).unwrap_err();
+/// assert_eq!((err.kind(), err.position(), err.offset()), (ErrorKind::NotAscending, Some(2), None));
+///
+/// let err = FrozenBitmap::from_bytes(b"FRZR\x01\x00\x00\x00").unwrap_err();
+/// assert_eq!((err.kind(), err.offset()), (ErrorKind::Truncated, Some(0)));
+/// println!("{err}"); // says what is wrong, where, and what to do
+///
+/// let err = Writer::new().write_sorted_to_slice((0..1000).step_by(2), &mut [0u8; 8]).unwrap_err();
+/// assert_eq!((err.kind(), err.needed()), (ErrorKind::BufferTooSmall, Some(16 + 12 + 1000)));
+/// ```
 pub struct Error {
     kind: ErrorKind,
     field: &'static str,

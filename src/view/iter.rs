@@ -86,6 +86,17 @@ impl<'a> Iter<'a> {
     }
 
     /// Moves the back so that the next value from the back is the largest `<= value`.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([1, 5, 70_000, 80_000], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// let mut it = bitmap.iter();
+    /// it.advance_back_to(75_000);
+    /// assert_eq!(it.next_back(), Some(70_000));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn advance_back_to(&mut self, value: u32) {
         let (key, lo) = ((value >> 16) as u16, value as u16);
         if let Some((high, it)) = &mut self.back {

@@ -155,6 +155,19 @@ impl<'a> FrozenBitmap<'a> {
     ///
     /// As [`from_bytes`](Self::from_bytes), plus `Corrupt` for a payload that breaks an
     /// invariant and `ChecksumMismatch`.
+    ///
+    /// ```
+    /// use frozen_roaring::{ErrorKind, FrozenBitmap, Writer};
+    /// let mut buf = Vec::new();
+    /// Writer::new().with_checksum(true).write_sorted([1, 2, 3], &mut buf)?;
+    /// assert!(FrozenBitmap::from_bytes_strict(&buf).is_ok());
+    /// let last = buf.len() - 1;
+    /// buf[last] ^= 1; // damage the checksum
+    /// assert!(FrozenBitmap::from_bytes(&buf).is_ok()); // the structure is still sound
+    /// let err = FrozenBitmap::from_bytes_strict(&buf).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ChecksumMismatch);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn from_bytes_strict(bytes: &'a [u8]) -> Result<FrozenBitmap<'a>, Error> {
         let bm = FrozenBitmap::from_bytes(bytes)?;
         bm.validate()?;
@@ -169,6 +182,16 @@ impl<'a> FrozenBitmap<'a> {
     /// example bytes this crate's `Writer` produced. The current implementation stays
     /// memory-safe even when this is violated (containers it cannot find read as empty), but
     /// callers must not rely on that: later releases may skip bounds checks here.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut buf = Vec::new();
+    /// Writer::new().write_sorted([5, 6], &mut buf)?;
+    /// // SAFETY: the bytes come straight from our writer.
+    /// let bitmap = unsafe { FrozenBitmap::from_bytes_unchecked(&buf) };
+    /// assert_eq!(bitmap.to_vec(), [5, 6]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     #[allow(unsafe_code)]
     pub unsafe fn from_bytes_unchecked(bytes: &'a [u8]) -> FrozenBitmap<'a> {
         open::unchecked(bytes)
@@ -180,11 +203,30 @@ impl<'a> FrozenBitmap<'a> {
     /// # Errors
     ///
     /// The first violation found, as an [`Error`] naming the field and offset.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([1, 9, 70_000], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?; // O(containers)
+    /// bitmap.validate()?; // O(size): every answer is now exact
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn validate(&self) -> Result<(), Error> {
         open::validate(self)
     }
 
     /// Whether the bitmap carries a CRC32C checksum.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut buf = Vec::new();
+    /// Writer::new().with_checksum(true).write_sorted([1], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// assert!(bitmap.has_checksum());
+    /// bitmap.verify()?;
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn has_checksum(&self) -> bool {
         self.bytes.get(5).is_some_and(|f| f & FLAG_CRC != 0) && self.bytes.len() >= TRAILER_LEN
     }
@@ -211,11 +253,29 @@ impl<'a> FrozenBitmap<'a> {
     }
 
     /// The bytes of the bitmap (exactly the bitmap, trailer included).
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut buf = Vec::new();
+    /// let range = Writer::new().write_sorted([1, 2], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf[range.clone()])?;
+    /// assert_eq!(bitmap.as_bytes(), &buf[range]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }
 
     /// The number of values.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut buf = Vec::new();
+    /// Writer::new().write_sorted(0..=u32::MAX, &mut buf)?; // every u32: 65536 run containers
+    /// let all = FrozenBitmap::from_bytes(&buf)?;
+    /// assert_eq!((all.len(), all.is_empty(), all.container_count()), (1 << 32, false, 65536));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     #[inline]
     pub fn len(&self) -> u64 {
         self.dir.cum(self.dir.n())
@@ -233,6 +293,16 @@ impl<'a> FrozenBitmap<'a> {
     }
 
     /// Whether `value` is in the bitmap.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([4, 1 << 20, u32::MAX], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// assert!(bitmap.contains(1 << 20) && !bitmap.contains(5));
+    /// assert_eq!((bitmap.min(), bitmap.max()), (Some(4), Some(u32::MAX)));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     #[inline]
     pub fn contains(&self, value: u32) -> bool {
         match self.dir.find((value >> 16) as u16) {
@@ -279,6 +349,15 @@ impl<'a> FrozenBitmap<'a> {
     }
 
     /// The `n`-th smallest value (0-based), or `None` if there are `n` values or fewer.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([10, 20, 30], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// assert_eq!((bitmap.select(0), bitmap.select(2), bitmap.select(3)), (Some(10), Some(30), None));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn select(&self, n: u32) -> Option<u32> {
         let n = u64::from(n);
         if n >= self.len() {
@@ -293,6 +372,16 @@ impl<'a> FrozenBitmap<'a> {
     }
 
     /// The number of values in `range`.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted((0..100).chain(200..300), &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// assert_eq!(bitmap.range_len(50..250), 100);
+    /// assert!(bitmap.contains_range(200..300) && !bitmap.contains_range(99..=200));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn range_len<R: RangeBounds<u32>>(&self, range: R) -> u64 {
         match inclusive(range) {
             Some((lo, hi)) => {
@@ -312,11 +401,33 @@ impl<'a> FrozenBitmap<'a> {
     }
 
     /// An iterator over the values in ascending order (double-ended; see [`Iter`]).
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([1, 2, 3, 100_000], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// let mut it = bitmap.iter();
+    /// assert_eq!((it.next(), it.next_back()), (Some(1), Some(100_000)));
+    /// assert_eq!(it.collect::<Vec<_>>(), [2, 3]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn iter(&self) -> Iter<'a> {
         Iter::new(self.dir)
     }
 
     /// Container statistics by kind.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut buf = Vec::new();
+    /// Writer::new().write_sorted([1, 5].into_iter().chain(65_536..70_000).chain((131_072..200_000).step_by(2)), &mut buf)?;
+    /// let s = FrozenBitmap::from_bytes(&buf)?.statistics();
+    /// // key 0: [1, 5] array; key 1: one run; key 2: every other value, a bitset; key 3: array
+    /// assert_eq!((s.array_containers, s.run_containers, s.bitset_containers), (2, 1, 1));
+    /// assert_eq!((s.array_values, s.run_values, s.bitset_values), (2 + 1696, 4464, 32768));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn statistics(&self) -> Statistics {
         let mut s = Statistics {
             containers: self.dir.n() as u32,
@@ -351,6 +462,14 @@ impl<'a> FrozenBitmap<'a> {
     }
 
     /// All values in ascending order.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([3, 1 << 31], &mut buf)?;
+    /// assert_eq!(FrozenBitmap::from_bytes(&buf)?.to_vec(), [3, 1 << 31]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     #[cfg(feature = "alloc")]
     pub fn to_vec(&self) -> alloc::vec::Vec<u32> {
         // The stored length bounds the first reservation; growth beyond it (possible only

@@ -203,6 +203,12 @@ impl Writer {
 
     /// Sets whether bitmaps get a CRC32C trailer (checked by `from_bytes_strict` and
     /// [`FrozenBitmap::verify`]). Costs 4 bytes and one pass over the output.
+    ///
+    /// ```
+    /// # use frozen_roaring::Writer;
+    /// let writer = Writer::new().with_checksum(true);
+    /// assert!(writer.checksum());
+    /// ```
     pub fn with_checksum(mut self, checksum: bool) -> Writer {
         self.checksum = checksum;
         self
@@ -256,6 +262,14 @@ impl Writer {
     /// # Errors
     ///
     /// `NotAscending` (nothing is written), or `Io` wrapping the writer's error.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut file = std::io::Cursor::new(Vec::new()); // or a std::fs::File
+    /// let n = Writer::new().write_sorted_to([1, 2, 3], &mut file)?;
+    /// assert_eq!(FrozenBitmap::from_bytes(&file.get_ref()[..n])?.len(), 3);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     #[cfg(feature = "std")]
     pub fn write_sorted_to<I: IntoIterator<Item = u32>, W: std::io::Write>(
         &mut self,
@@ -301,6 +315,15 @@ impl Writer {
     }
 
     /// The exact size in bytes of `bitmap` re-encoded by [`write_frozen`](Self::write_frozen).
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut buf = Vec::new();
+    /// Writer::new().write_sorted(0..10, &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// assert_eq!(Writer::new().with_checksum(true).frozen_size(&bitmap), buf.len() + 4);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn frozen_size(&self, bitmap: &FrozenBitmap<'_>) -> usize {
         layout_size(&Viewed(bitmap), self.checksum).0
     }
@@ -564,6 +587,18 @@ impl Builder<'_> {
     /// # Errors
     ///
     /// `BufferTooSmall` if `buf` is too short; nothing is written then.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut writer = Writer::new();
+    /// let mut builder = writer.builder();
+    /// builder.extend([2, 4, 8])?;
+    /// assert_eq!((builder.len(), builder.is_empty()), (3, false));
+    /// let mut buf = [0u8; 64];
+    /// let n = builder.finish_to_slice(&mut buf)?;
+    /// assert_eq!(FrozenBitmap::from_bytes(&buf[..n])?.to_vec(), [2, 4, 8]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
     pub fn finish_to_slice(self, buf: &mut [u8]) -> Result<usize, Error> {
         self.writer.enc.close();
         self.writer.finish_slice(buf)
