@@ -155,21 +155,30 @@ fn bitset_run(b: &BitsetLE, r: &[RunLE]) -> u64 {
         .sum()
 }
 
+/// Overlap of two sorted run lists, merging: the run that ends first is replaced. Counts use
+/// unclamped ends (a corrupt run past 65535 can only make the count wrong, never panic).
 #[inline(always)]
 fn run_run(a: &[RunLE], b: &[RunLE]) -> u64 {
+    let bounds = |r: &RunLE| (r.start(), r.start() + u32::from(r.len_minus_one.get()));
+    let (Some(first_a), Some(first_b)) = (a.first(), b.first()) else { return 0 };
+    let ((mut s1, mut e1), (mut s2, mut e2)) = (bounds(first_a), bounds(first_b));
     let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);
-    while i < a.len() && j < b.len() {
-        let (s1, e1) = (a[i].start(), a[i].end());
-        let (s2, e2) = (b[j].start(), b[j].end());
-        let (s, e) = (s1.max(s2), e1.min(e2));
-        if s <= e {
-            n += u64::from(e - s + 1);
-        }
-        if e1 <= e2 {
+    loop {
+        n += u64::from((e1.min(e2) + 1).saturating_sub(s1.max(s2)));
+        let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
+        if adv_a {
             i += 1;
-        } else {
+            match a.get(i) {
+                Some(r) => (s1, e1) = bounds(r),
+                None => return n,
+            }
+        }
+        if adv_b {
             j += 1;
+            match b.get(j) {
+                Some(r) => (s2, e2) = bounds(r),
+                None => return n,
+            }
         }
     }
-    n
 }
