@@ -5,7 +5,7 @@ use super::Container;
 use crate::cast::{BitsetLE, RunLE, U16};
 
 /// Size ratio above which array ∩ array gallops through the larger array.
-const GALLOP_RATIO: usize = 64;
+const GALLOP_RATIO: usize = 16;
 
 crate::simd::dispatch! {
     /// `|a ∩ b|`.
