@@ -34,6 +34,7 @@ pub(crate) enum ContainerIter<'a> {
 }
 
 impl<'a> ContainerIter<'a> {
+    #[inline]
     pub(crate) fn new(c: Container<'a>) -> ContainerIter<'a> {
         match c {
             Container::Array(a) => ContainerIter::Array {
@@ -338,6 +339,7 @@ impl Iterator for ContainerIter<'_> {
     }
 
     /// Internal iteration: one tight loop per kind instead of a `next` call per value.
+    #[inline]
     fn fold<B, F: FnMut(B, u16) -> B>(self, init: B, mut f: F) -> B {
         let mut acc = init;
         match self {

@@ -32,6 +32,7 @@ impl<'a> Iter<'a> {
         }
     }
 
+    #[inline]
     fn open(&self, i: usize) -> (u32, ContainerIter<'a>) {
         (
             u32::from(self.dir.key(i)) << 16,
@@ -221,6 +222,7 @@ impl Iterator for Iter<'_> {
 
     /// Internal iteration (used by `sum`, `for_each`, `count`...): container by container,
     /// each in one tight loop.
+    #[inline]
     fn fold<B, F: FnMut(B, u32) -> B>(mut self, init: B, mut f: F) -> B {
         let mut acc = init;
         if let Some((high, it)) = self.front.take() {
