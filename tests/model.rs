@@ -224,3 +224,33 @@ proptest! {
             (u64::from(c.n_values_array_containers), u64::from(c.n_values_bitset_containers), u64::from(c.n_values_run_containers)));
     }
 }
+
+#[test]
+fn non_canonical_layout_is_re_encoded_canonically() {
+    // Three array containers; move the last payload 2 bytes further (zero gap), which is
+    // valid but not where the writer would put it.
+    let set: BTreeSet<u32> = [1, 5, 70_000, 70_009, 140_000, 140_002]
+        .into_iter()
+        .collect();
+    let bytes = encode(&set);
+    let n = 3;
+    let desc_at = 16 + 4 * n + 4 * 2;
+    let desc = u32::from_le_bytes(bytes[desc_at..desc_at + 4].try_into().unwrap());
+    let off = (desc >> 2) as usize;
+    let mut moved = bytes[..off].to_vec();
+    moved.extend_from_slice(&[0, 0]);
+    moved.extend_from_slice(&bytes[off..]);
+    moved[desc_at..desc_at + 4].copy_from_slice(&(desc + (2 << 2)).to_le_bytes());
+    moved[12..16].copy_from_slice(&(moved.len() as u32).to_le_bytes());
+    let view = FrozenBitmap::from_bytes_strict(&moved).unwrap();
+    assert_eq!(view.to_vec(), set.iter().copied().collect::<Vec<_>>());
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    let r = w.write_frozen(&view, &mut out).unwrap();
+    assert_eq!(
+        &out[r.clone()],
+        &bytes[..],
+        "re-encoding gives the canonical bytes"
+    );
+    assert_eq!(w.frozen_size(&view), r.len());
+}

@@ -160,7 +160,9 @@ fn bitset_run(b: &BitsetLE, r: &[RunLE]) -> u64 {
 #[inline(always)]
 fn run_run(a: &[RunLE], b: &[RunLE]) -> u64 {
     let bounds = |r: &RunLE| (r.start(), r.start() + u32::from(r.len_minus_one.get()));
-    let (Some(first_a), Some(first_b)) = (a.first(), b.first()) else { return 0 };
+    let (Some(first_a), Some(first_b)) = (a.first(), b.first()) else {
+        return 0;
+    };
     let ((mut s1, mut e1), (mut s2, mut e2)) = (bounds(first_a), bounds(first_b));
     let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);
     loop {

@@ -2,7 +2,7 @@
 
 mod dir;
 mod iter;
-mod open;
+pub(crate) mod open;
 mod setops;
 
 pub use iter::Iter;
@@ -120,7 +120,7 @@ impl<'a> FrozenBitmap<'a> {
     /// assert_eq!(err.kind(), ErrorKind::BadMagic);
     /// ```
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FrozenBitmap<'a>, Error> {
-        let (bm, len) = open::parse(bytes)?;
+        let open::Parsed { bm, len, .. } = open::parse(bytes)?;
         if len != bytes.len() {
             return Err(Error::malformed(
                 "total length (the slice is longer than the bitmap; use from_prefix)",
@@ -144,7 +144,7 @@ impl<'a> FrozenBitmap<'a> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn from_prefix(bytes: &'a [u8]) -> Result<(FrozenBitmap<'a>, &'a [u8]), Error> {
-        let (bm, len) = open::parse(bytes)?;
+        let open::Parsed { bm, len, .. } = open::parse(bytes)?;
         Ok((bm, &bytes[len..]))
     }
 

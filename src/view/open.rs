@@ -7,9 +7,23 @@ use crate::container::validate;
 use crate::error::{Error, ErrorKind};
 use crate::format::*;
 
+/// What structural validation learned about a bitmap besides its validity.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+pub(crate) struct Parsed<'a> {
+    /// The view.
+    pub(crate) bm: FrozenBitmap<'a>,
+    /// Bytes the bitmap spans from the start of the input.
+    pub(crate) len: usize,
+    /// Whether every payload sits exactly where the writer would put it, with zero padding:
+    /// then re-encoding is one copy.
+    pub(crate) canonical_layout: bool,
+    /// Whether a bitset container is present (the bitmap then wants 64-byte alignment).
+    pub(crate) has_bitset: bool,
+}
+
 /// Structural validation of a frozen bitmap at the start of `bytes`, in O(containers).
-/// Returns the view and the number of bytes it spans. Never panics, never allocates.
-pub(crate) fn parse(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, usize), Error> {
+/// Never panics, never allocates.
+pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     if bytes.len() >= 4 && bytes[..4] != MAGIC {
         return Err(Error::new(ErrorKind::BadMagic, "magic", 0));
     }
@@ -63,6 +77,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, usize), Error> {
     let dir = frozen_dir(body, n).ok_or_else(|| Error::malformed("directory", HEADER_LEN))?;
 
     let mut prev_key: i64 = -1;
+    let (mut canonical_layout, mut has_bitset) = (true, false);
     let mut pos = dir_end;
     let mut cum = 0u64;
     for i in 0..n {
@@ -115,6 +130,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, usize), Error> {
             }
             _ => payload_len(kind, card, 0),
         };
+        let aligned = (pos + kind.align() - 1) & !(kind.align() - 1);
+        canonical_layout &= off == aligned && body[pos..off].iter().all(|&b| b == 0);
+        has_bitset |= kind == ContainerKind::Bitset;
         let end = off + len;
         if end > body.len() {
             return Err(Error::truncated(
@@ -140,13 +158,15 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, usize), Error> {
                 .values((pos + trailer) as u64, total as u64),
         );
     }
-    Ok((
-        FrozenBitmap {
+    Ok(Parsed {
+        bm: FrozenBitmap {
             bytes: &bytes[..total],
             dir: Directory::Frozen(dir),
         },
-        total,
-    ))
+        len: total,
+        canonical_layout,
+        has_bitset,
+    })
 }
 
 /// The directory slices for `n` containers; `None` if `body` is too short.
@@ -193,7 +213,7 @@ pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {
 /// The structural and strict checks (O(size)).
 pub(crate) fn validate(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
     // Re-check the structure first: the view may come from `from_bytes_unchecked`.
-    let (bm, _) = parse(bm.bytes)?;
+    let bm = parse(bm.bytes)?.bm;
     let Directory::Frozen(dir) = bm.dir;
     let mut pos = payload_start(bm.dir.n());
     for i in 0..bm.dir.n() {

@@ -359,16 +359,28 @@ impl Writer {
         bitmap: &FrozenBitmap<'_>,
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
-        let bitmap = &FrozenBitmap::from_bytes(bitmap.as_bytes())?;
-        let src = Viewed(bitmap);
-        let (total, has_bitset) = layout_size(&src, self.checksum);
-        let start = pad(out, has_bitset);
-        out.reserve(total);
-        if same_layout(bitmap, total, self.checksum) {
-            // Identical layout: one copy of everything but the trailer, then the flags.
-            let body = &bitmap.as_bytes()[..total - if self.checksum { TRAILER_LEN } else { 0 }];
+        let parsed = crate::view::open::parse(bitmap.as_bytes())?;
+        let bitmap = &parsed.bm;
+        let start;
+        let total;
+        if parsed.canonical_layout {
+            // Laid out as this writer would: one copy of everything but the trailer.
+            let had = if bitmap.has_checksum() {
+                TRAILER_LEN
+            } else {
+                0
+            };
+            let body = &bitmap.as_bytes()[..parsed.len - had];
+            total = body.len() + if self.checksum { TRAILER_LEN } else { 0 };
+            start = pad(out, parsed.has_bitset);
+            out.reserve(total);
             out.extend_from_slice(body);
         } else {
+            let src = Viewed(bitmap);
+            let has_bitset;
+            (total, has_bitset) = layout_size(&src, self.checksum);
+            start = pad(out, has_bitset);
+            out.reserve(total);
             emit(&src, total, self.checksum, out);
         }
         self.seal(out, start, total);
@@ -458,33 +470,6 @@ fn pad(out: &mut Vec<u8>, has_bitset: bool) -> usize {
     let start = align_up(out.len(), if has_bitset { BITSET_ALIGN } else { 4 });
     out.resize(start, 0);
     start
-}
-
-/// Whether `bitmap` (a frozen view) is laid out exactly as `emit` would lay it out, up to
-/// the checksum flag and trailer, with zero padding: then it can be copied whole.
-fn same_layout(bitmap: &FrozenBitmap<'_>, total: usize, checksum: bool) -> bool {
-    let had = if bitmap.has_checksum() {
-        TRAILER_LEN
-    } else {
-        0
-    };
-    let want = if checksum { TRAILER_LEN } else { 0 };
-    let bytes = bitmap.as_bytes();
-    if bytes.len() - had != total - want {
-        return false;
-    }
-    let mut pos = payload_start(bitmap.container_count());
-    (0..bitmap.container_count()).all(|i| {
-        let (_, c) = bitmap.container_at(i);
-        let payload = crate::container::payload_bytes(&c);
-        let aligned = align_up(pos, c.kind().align());
-        let ok = bitmap.dir.offset(i) == aligned
-            && bytes
-                .get(pos..aligned)
-                .is_some_and(|pad| pad.iter().all(|&b| b == 0));
-        pos = aligned + stored_len(c.kind(), payload);
-        ok
-    })
 }
 
 /// Incremental computation of a bitmap's size from its values, with no scratch memory.

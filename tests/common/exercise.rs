@@ -64,7 +64,8 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
     let stats = bm.statistics();
     // Internal iteration (fold) when the payloads cannot yield too many values to wait for:
     // every run can claim 65536 values, whatever the stored cardinality says.
-    let bound = stats.array_bytes / 2 + (stats.run_bytes / 4 + u64::from(stats.bitset_containers)) * 65_536;
+    let bound =
+        stats.array_bytes / 2 + (stats.run_bytes / 4 + u64::from(stats.bitset_containers)) * 65_536;
     if bound <= 1 << 22 {
         acc ^= bm.iter().fold(0u64, |a, v| a.wrapping_add(u64::from(v)));
         let mut it = bm.iter();
