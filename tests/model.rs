@@ -241,7 +241,8 @@ fn non_canonical_layout_is_re_encoded_canonically() {
     moved.extend_from_slice(&[0, 0]);
     moved.extend_from_slice(&bytes[off..]);
     moved[desc_at..desc_at + 4].copy_from_slice(&(desc + (2 << 2)).to_le_bytes());
-    moved[12..16].copy_from_slice(&(moved.len() as u32).to_le_bytes());
+    let total = moved.len() as u32;
+    moved[12..16].copy_from_slice(&total.to_le_bytes());
     let view = FrozenBitmap::from_bytes_strict(&moved).unwrap();
     assert_eq!(view.to_vec(), set.iter().copied().collect::<Vec<_>>());
     let mut w = Writer::new();
