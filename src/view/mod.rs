@@ -120,7 +120,7 @@ impl<'a> FrozenBitmap<'a> {
     /// assert_eq!(err.kind(), ErrorKind::BadMagic);
     /// ```
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FrozenBitmap<'a>, Error> {
-        let open::Parsed { bm, len, .. } = open::parse(bytes)?;
+        let open::Parsed { bm, len, .. } = open::parse::<false>(bytes)?;
         if len != bytes.len() {
             return Err(Error::malformed(
                 "total length (the slice is longer than the bitmap; use from_prefix)",
@@ -144,7 +144,7 @@ impl<'a> FrozenBitmap<'a> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn from_prefix(bytes: &'a [u8]) -> Result<(FrozenBitmap<'a>, &'a [u8]), Error> {
-        let open::Parsed { bm, len, .. } = open::parse(bytes)?;
+        let open::Parsed { bm, len, .. } = open::parse::<false>(bytes)?;
         Ok((bm, &bytes[len..]))
     }
 

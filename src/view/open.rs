@@ -15,15 +15,17 @@ pub(crate) struct Parsed<'a> {
     /// Bytes the bitmap spans from the start of the input.
     pub(crate) len: usize,
     /// Whether every payload sits exactly where the writer would put it, with zero padding:
-    /// then re-encoding is one copy.
+    /// then re-encoding is one copy. Only computed by `parse::<true>`.
     pub(crate) canonical_layout: bool,
     /// Whether a bitset container is present (the bitmap then wants 64-byte alignment).
+    /// Only computed by `parse::<true>`.
     pub(crate) has_bitset: bool,
 }
 
 /// Structural validation of a frozen bitmap at the start of `bytes`, in O(containers).
-/// Never panics, never allocates.
-pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
+/// Never panics, never allocates. With `LAYOUT`, also finds out whether the layout is
+/// canonical (for re-encoding; opening a view does not need it).
+pub(crate) fn parse<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     if bytes.len() >= 4 && bytes[..4] != MAGIC {
         return Err(Error::new(ErrorKind::BadMagic, "magic", 0));
     }
@@ -130,9 +132,11 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
             }
             _ => payload_len(kind, card, 0),
         };
-        let aligned = (pos + kind.align() - 1) & !(kind.align() - 1);
-        canonical_layout &= off == aligned && body[pos..off].iter().all(|&b| b == 0);
-        has_bitset |= kind == ContainerKind::Bitset;
+        if LAYOUT {
+            let aligned = (pos + kind.align() - 1) & !(kind.align() - 1);
+            canonical_layout &= off == aligned && body[pos..off].iter().all(|&b| b == 0);
+            has_bitset |= kind == ContainerKind::Bitset;
+        }
         let end = off + len;
         if end > body.len() {
             return Err(Error::truncated(
@@ -213,7 +217,7 @@ pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {
 /// The structural and strict checks (O(size)).
 pub(crate) fn validate(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
     // Re-check the structure first: the view may come from `from_bytes_unchecked`.
-    let bm = parse(bm.bytes)?.bm;
+    let bm = parse::<false>(bm.bytes)?.bm;
     let Directory::Frozen(dir) = bm.dir;
     let mut pos = payload_start(bm.dir.n());
     for i in 0..bm.dir.n() {

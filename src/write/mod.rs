@@ -359,7 +359,7 @@ impl Writer {
         bitmap: &FrozenBitmap<'_>,
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
-        let parsed = crate::view::open::parse(bitmap.as_bytes())?;
+        let parsed = crate::view::open::parse::<true>(bitmap.as_bytes())?;
         let bitmap = &parsed.bm;
         let start;
         let total;
