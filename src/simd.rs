@@ -87,6 +87,20 @@ pub(crate) fn intersect_count_u16(a: &[U16], b: &[U16]) -> Option<u64> {
     None
 }
 
+/// `|small ∩ large|` for sorted `u16` arrays where `large` is several times longer: each
+/// value of `small` is looked up by scanning `large` 16 values per AVX2 compare from where
+/// the previous lookup stopped. `None` if the CPU lacks AVX2 (the caller gallops instead).
+#[inline]
+pub(crate) fn scan_count_u16(small: &[U16], large: &[U16]) -> Option<u64> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v3() {
+        // SAFETY: `has_v3` confirmed AVX2 and POPCNT on this CPU.
+        return Some(unsafe { x86_kernels::scan_count_u16(small, large) });
+    }
+    let _ = (small, large);
+    None
+}
+
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86_kernels {
     use super::U16;
@@ -104,6 +118,50 @@ mod x86_kernels {
         // `s`; `_mm_loadu_si128` has no alignment requirement; `U16` is two plain bytes,
         // little-endian like the CPU.
         unsafe { _mm_loadu_si128(s.as_ptr().add(k).cast::<__m128i>()) }
+    }
+
+    /// See [`super::scan_count_u16`]. For each value `v` of `small`: compare `v` with the
+    /// next 16 values of `large` (unsigned, via the sign-flip trick); if all are smaller,
+    /// move on by 16, else move past the smaller ones (a prefix, as `large` is sorted) and
+    /// test equality. Near the end of `large`, a scalar scan finishes.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn scan_count_u16(small: &[U16], large: &[U16]) -> u64 {
+        let flip = _mm256_set1_epi16(i16::MIN);
+        let (mut base, mut n) = (0usize, 0u64);
+        'values: for v in small {
+            let v = v.get();
+            let needle = _mm256_set1_epi16((v ^ 0x8000) as i16);
+            while base + 16 <= large.len() {
+                // SAFETY: `base + 16 <= large.len()`, so the 32 bytes read lie inside
+                // `large`; the load is unaligned; `U16` is two plain little-endian bytes.
+                let block =
+                    unsafe { _mm256_loadu_si256(large.as_ptr().add(base).cast::<__m256i>()) };
+                let below = _mm256_cmpgt_epi16(needle, _mm256_xor_si256(block, flip));
+                let mask = _mm256_movemask_epi8(below) as u32;
+                if mask == u32::MAX {
+                    base += 16;
+                    continue;
+                }
+                // Fewer than 16 values are below `v`, so `base` stays inside `large`.
+                base += (mask.count_ones() / 2) as usize;
+                if large[base].get() == v {
+                    n += 1;
+                    base += 1;
+                }
+                continue 'values;
+            }
+            while base < large.len() && large[base].get() < v {
+                base += 1;
+            }
+            if base == large.len() {
+                break;
+            }
+            if large[base].get() == v {
+                n += 1;
+                base += 1;
+            }
+        }
+        n
     }
 
     /// Block intersection count (Schlegel, Willhalm, Lehner; Lemire et al.): compare 8

@@ -141,6 +141,11 @@ fn accelerated_kernels_match_scalar() {
         let (a, b) = (random_lows(seed, la), random_lows(seed + 1000, lb));
         let expected = a.iter().filter(|x| b.binary_search(x).is_ok()).count() as u64;
         let (a, b) = (as_le(&a), as_le(&b));
+        for (x, y) in [(&a, &b), (&b, &a)] {
+            if let Some(n) = crate::simd::scan_count_u16(x, y) {
+                assert_eq!(n, expected, "scan, seed {seed}");
+            }
+        }
         if let Some(n) = crate::simd::intersect_count_u16(&a, &b) {
             assert_eq!(n, expected, "seed {seed}");
             assert_eq!(

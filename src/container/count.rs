@@ -6,6 +6,8 @@ use crate::cast::{BitsetLE, RunLE, U16};
 
 /// Size ratio above which array ∩ array gallops through the larger array.
 const GALLOP_RATIO: usize = 16;
+/// Up to this size ratio, a 16-wide SIMD scan of the larger array beats galloping.
+const SCAN_RATIO: usize = 256;
 
 crate::simd::dispatch! {
     /// `|a ∩ b|`.
@@ -50,6 +52,11 @@ fn array_array(a: &[U16], b: &[U16]) -> u64 {
         return 0;
     }
     if small.len() * GALLOP_RATIO < large.len() {
+        if small.len() * SCAN_RATIO >= large.len() {
+            if let Some(n) = crate::simd::scan_count_u16(small, large) {
+                return n;
+            }
+        }
         return gallop(small, large);
     }
     if let Some(n) = crate::simd::intersect_count_u16(small, large) {
