@@ -124,12 +124,12 @@ impl<'a> Container<'a> {
         }
     }
 
-    /// The number of maximal runs of consecutive values.
-    pub(crate) fn n_runs(&self) -> u32 {
+    /// Bytes the payload takes in the frozen format (a run container's count included).
+    pub(crate) fn stored_len(&self) -> usize {
         match self {
-            Container::Array(a) => count_array_runs(a.iter().map(|x| x.get())),
-            Container::Bitset(b) => count_bitset_runs(b.iter().map(|w| w.get())),
-            Container::Run(r) => r.len() as u32,
+            Container::Array(a) => 2 * a.len(),
+            Container::Bitset(_) => crate::cast::BITSET_BYTES,
+            Container::Run(r) => 2 + 4 * r.len(),
         }
     }
 }
@@ -141,31 +141,6 @@ pub(crate) fn select_in_word(mut w: u64, n: u32) -> u32 {
         w &= w.wrapping_sub(1);
     }
     w.trailing_zeros()
-}
-
-/// Maximal runs in strictly increasing values.
-#[inline]
-pub(crate) fn count_array_runs(values: impl Iterator<Item = u16>) -> u32 {
-    let mut runs = 0u32;
-    let mut next = u32::MAX; // never equal to a u16
-    for v in values {
-        runs += u32::from(u32::from(v) != next);
-        next = u32::from(v) + 1;
-    }
-    runs
-}
-
-/// Maximal runs of set bits in a bitset given as words.
-#[inline]
-pub(crate) fn count_bitset_runs(words: impl Iterator<Item = u64>) -> u32 {
-    let mut runs = 0u32;
-    let mut carry = 0u64; // top bit of the previous word
-    for w in words {
-        // A run starts at every set bit whose lower neighbour is clear.
-        runs += (w & !((w << 1) | carry)).count_ones();
-        carry = w >> 63;
-    }
-    runs
 }
 
 /// Whether two containers that both store `card` values hold the same values.

@@ -438,7 +438,7 @@ impl<'a> FrozenBitmap<'a> {
         for i in 0..self.dir.n() {
             let c = self.dir.container(i);
             let card = u64::from(self.dir.card(i));
-            let bytes = crate::format::payload_len(c.kind(), self.dir.card(i), c.n_runs()) as u64;
+            let bytes = c.stored_len() as u64;
             payload += bytes;
             let (count, values, size) = match c.kind() {
                 ContainerKind::Array => (

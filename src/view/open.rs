@@ -233,7 +233,7 @@ pub(crate) fn validate(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
         if let Err((what, at)) = validate::check(c, bm.dir.card(i)) {
             return Err(Error::corrupt(what, off + at));
         }
-        pos = off + crate::format::payload_len(c.kind(), bm.dir.card(i), c.n_runs());
+        pos = off + c.stored_len();
     }
     bm.verify()
 }

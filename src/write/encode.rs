@@ -4,7 +4,6 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::cast::{self, BITSET_WORDS};
-use crate::container::{count_array_runs, count_bitset_runs};
 use crate::error::Error;
 use crate::format::{canonical_kind, ContainerKind, ARRAY_MAX};
 
@@ -188,6 +187,31 @@ impl Encoder {
         self.key = NO_KEY;
         self.card = 0;
     }
+}
+
+/// Maximal runs in strictly increasing values.
+#[inline]
+fn count_array_runs(values: impl Iterator<Item = u16>) -> u32 {
+    let mut runs = 0u32;
+    let mut next = u32::MAX; // never equal to a u16
+    for v in values {
+        runs += u32::from(u32::from(v) != next);
+        next = u32::from(v) + 1;
+    }
+    runs
+}
+
+/// Maximal runs of set bits in a bitset given as words.
+#[inline]
+fn count_bitset_runs(words: impl Iterator<Item = u64>) -> u32 {
+    let mut runs = 0u32;
+    let mut carry = 0u64; // top bit of the previous word
+    for w in words {
+        // A run starts at every set bit whose lower neighbour is clear.
+        runs += (w & !((w << 1) | carry)).count_ones();
+        carry = w >> 63;
+    }
+    runs
 }
 
 #[inline]
