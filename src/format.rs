@@ -94,7 +94,6 @@ pub(crate) fn canonical_kind(card: u32, n_runs: u32) -> ContainerKind {
 }
 
 /// Rounds `x` up to a multiple of `align` (a power of two).
-#[cfg(feature = "alloc")]
 #[inline]
 pub(crate) const fn align_up(x: usize, align: usize) -> usize {
     (x + align - 1) & !(align - 1)

@@ -133,7 +133,7 @@ pub(crate) fn parse<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Erro
             _ => payload_len(kind, card, 0),
         };
         if LAYOUT {
-            let aligned = (pos + kind.align() - 1) & !(kind.align() - 1);
+            let aligned = align_up(pos, kind.align());
             canonical_layout &= off == aligned && body[pos..off].iter().all(|&b| b == 0);
             has_bitset |= kind == ContainerKind::Bitset;
         }
