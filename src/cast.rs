@@ -42,6 +42,35 @@ impl RunLE {
     }
 }
 
+/// One `(key, cardinality - 1)` descriptor of the portable format, as stored.
+#[derive(FromBytes, IntoBytes, Immutable, KnownLayout, Unaligned, Clone, Copy, Debug)]
+#[repr(C)]
+pub(crate) struct KeyCardLE {
+    /// High 16 bits of the container's values.
+    pub key: U16,
+    /// Cardinality minus one.
+    pub card_minus_one: U16,
+}
+
+/// `bytes` as portable descriptors; `None` unless the length is a multiple of 4.
+#[inline]
+pub(crate) fn key_cards(bytes: &[u8]) -> Option<&[KeyCardLE]> {
+    <[KeyCardLE]>::ref_from_bytes(bytes).ok()
+}
+
+/// `bytes` as `u64`s; `None` unless the length is a multiple of 8.
+#[inline]
+pub(crate) fn u64s(bytes: &[u8]) -> Option<&[U64]> {
+    <[U64]>::ref_from_bytes(bytes).ok()
+}
+
+/// The little-endian `u64` at `offset`, if in bounds.
+#[inline]
+pub(crate) fn read_u64(bytes: &[u8], offset: usize) -> Option<u64> {
+    let b = bytes.get(offset..offset.checked_add(8)?)?;
+    Some(u64::from_le_bytes(b.try_into().ok()?))
+}
+
 /// `bytes` as `u16`s; `None` unless the length is even.
 #[inline]
 pub(crate) fn u16s(bytes: &[u8]) -> Option<&[U16]> {

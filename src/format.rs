@@ -21,6 +21,13 @@ pub(crate) const MAX_RUNS: u32 = 32768;
 /// Alignment of bitset payloads relative to the start of the bitmap.
 pub(crate) const BITSET_ALIGN: usize = 64;
 
+/// Portable-format cookie of a stream without run containers (count follows as a `u32`).
+pub(crate) const PORTABLE_COOKIE_NO_RUNS: u32 = 12346;
+/// Portable-format cookie (low 16 bits) of a stream with a run-flag bitset.
+pub(crate) const PORTABLE_COOKIE_RUNS: u32 = 12347;
+/// From this many containers on, a stream with runs carries an offset header.
+pub(crate) const PORTABLE_NO_OFFSET_THRESHOLD: usize = 4;
+
 /// The three kinds of container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ContainerKind {

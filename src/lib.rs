@@ -78,7 +78,7 @@ mod tests;
 
 pub use error::{Error, ErrorKind};
 pub use format::ContainerKind;
-pub use view::{FrozenBitmap, Iter, Statistics};
+pub use view::{Format, FrozenBitmap, Iter, Statistics};
 #[cfg(feature = "alloc")]
 pub use write::{Builder, Writer};
 

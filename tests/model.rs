@@ -67,6 +67,14 @@ proptest! {
         // SAFETY: the bytes come straight from our writer.
         let unchecked = unsafe { FrozenBitmap::from_bytes_unchecked(&bytes) };
         prop_assert_eq!(unchecked.to_vec(), bm.to_vec());
+        // The same set in the portable format answers identically.
+        let mut portable = Vec::new();
+        Writer::new().write_portable_sorted(s.iter().copied(), &mut portable).unwrap();
+        let pv = FrozenBitmap::from_bytes_strict(&portable).unwrap();
+        check_queries(&pv, &s, seed);
+        // SAFETY: the bytes come straight from our writer.
+        let unchecked = unsafe { FrozenBitmap::from_bytes_unchecked(&portable) };
+        prop_assert_eq!(unchecked.to_vec(), pv.to_vec());
     }
 
     #[test]
@@ -77,6 +85,13 @@ proptest! {
         let (va, vb) = (FrozenBitmap::from_bytes(&ea).unwrap(), FrozenBitmap::from_bytes(&eb).unwrap());
         check_pair(&va, &vb, &a, &b);
         check_pair(&va, &va, &a, &a);
+        // Mixed formats: portable on one side or both.
+        let mut pb = Vec::new();
+        Writer::new().write_portable(&vb, &mut pb).unwrap();
+        let pvb = FrozenBitmap::from_bytes(&pb).unwrap();
+        check_pair(&va, &pvb, &a, &b);
+        check_pair(&pvb, &va, &b, &a);
+        check_pair(&pvb, &pvb, &b, &b);
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Directories: where each container of a view lies. Queries reach containers only through
-//! [`Directory`], so a second on-disk layout (the portable format) plugs in here without
-//! touching the container kernels or the query code.
+//! [`Directory`], so both on-disk layouts (the frozen format and the RoaringFormatSpec
+//! portable format) share the container kernels and the query code.
 
-use crate::cast::{self, U16, U32};
+use crate::cast::{self, KeyCardLE, U16, U32};
 use crate::container::{Container, EMPTY};
 use crate::format::ContainerKind;
 
@@ -27,10 +27,73 @@ impl FrozenDir<'static> {
     };
 }
 
+/// The directory of a portable-format bitmap: `(key, card - 1)` pairs, the run-flag bitset
+/// and the offset header, all borrowed from the stream.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PortableDir<'a> {
+    pub(crate) descs: &'a [KeyCardLE],
+    /// Bit `i` set: container `i` is a run container. Empty for cookie 12346.
+    pub(crate) run_flags: &'a [u8],
+    /// Payload offsets from the start of the stream; empty when the stream has none
+    /// (cookie 12347 with fewer than 4 containers), and then `seq` holds them.
+    pub(crate) offsets: &'a [U32],
+    /// Sequential payload offsets of the (at most 3) containers of a stream without an
+    /// offset header.
+    pub(crate) seq: [u32; 3],
+    /// The bitmap's bytes, from the cookie to the end of the last payload.
+    pub(crate) body: &'a [u8],
+}
+
+impl PortableDir<'_> {
+    /// The kind of container `i`: the run flag, else array up to 4096 values, else bitset.
+    #[inline]
+    pub(crate) fn kind(&self, i: usize) -> ContainerKind {
+        if self
+            .run_flags
+            .get(i / 8)
+            .is_some_and(|b| (b >> (i % 8)) & 1 != 0)
+        {
+            ContainerKind::Run
+        } else if self.card(i) <= crate::format::ARRAY_MAX {
+            ContainerKind::Array
+        } else {
+            ContainerKind::Bitset
+        }
+    }
+
+    #[inline]
+    pub(crate) fn card(&self, i: usize) -> u32 {
+        self.descs
+            .get(i)
+            .map_or(0, |d| u32::from(d.card_minus_one.get()) + 1)
+    }
+
+    /// Payload offset of container `i` from the start of the stream.
+    #[inline]
+    pub(crate) fn offset(&self, i: usize) -> usize {
+        if self.offsets.is_empty() {
+            self.seq.get(i).map_or(0, |&o| o as usize)
+        } else {
+            self.offsets.get(i).map_or(0, |o| o.get() as usize)
+        }
+    }
+
+    /// Values stored in containers `lo..hi`.
+    #[inline]
+    fn cards_between(&self, lo: usize, hi: usize) -> u64 {
+        let d = self.descs.get(lo..hi).unwrap_or(&[]);
+        d.len() as u64
+            + d.iter()
+                .map(|d| u64::from(d.card_minus_one.get()))
+                .sum::<u64>()
+    }
+}
+
 /// The directory of a view, whatever its format.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Directory<'a> {
     Frozen(FrozenDir<'a>),
+    Portable(PortableDir<'a>),
 }
 
 impl<'a> Directory<'a> {
@@ -39,6 +102,7 @@ impl<'a> Directory<'a> {
     pub(crate) fn n(&self) -> usize {
         match self {
             Directory::Frozen(d) => d.keys.len(),
+            Directory::Portable(d) => d.descs.len(),
         }
     }
 
@@ -47,6 +111,7 @@ impl<'a> Directory<'a> {
     pub(crate) fn key(&self, i: usize) -> u16 {
         match self {
             Directory::Frozen(d) => d.keys.get(i).map_or(0, |k| k.get()),
+            Directory::Portable(d) => d.descs.get(i).map_or(0, |k| k.key.get()),
         }
     }
 
@@ -55,10 +120,12 @@ impl<'a> Directory<'a> {
     pub(crate) fn card(&self, i: usize) -> u32 {
         match self {
             Directory::Frozen(d) => d.cards.get(i).map_or(0, |c| u32::from(c.get()) + 1),
+            Directory::Portable(d) => d.card(i),
         }
     }
 
-    /// Stored number of values in containers `0..i` (`i <= n`).
+    /// Stored number of values in containers `0..i` (`i <= n`). O(1) for the frozen format,
+    /// O(i) for the portable format, which stores no cumulative counts.
     #[inline]
     pub(crate) fn cum(&self, i: usize) -> u64 {
         match self {
@@ -69,6 +136,16 @@ impl<'a> Directory<'a> {
                     None => 0,
                 },
             },
+            Directory::Portable(d) => d.cards_between(0, i),
+        }
+    }
+
+    /// Stored number of values in containers `lo..hi`.
+    #[inline]
+    pub(crate) fn cards_between(&self, lo: usize, hi: usize) -> u64 {
+        match self {
+            Directory::Frozen(_) => self.cum(hi).saturating_sub(self.cum(lo)),
+            Directory::Portable(d) => d.cards_between(lo, hi),
         }
     }
 
@@ -77,6 +154,7 @@ impl<'a> Directory<'a> {
     pub(crate) fn find(&self, key: u16) -> Result<usize, usize> {
         match self {
             Directory::Frozen(d) => d.keys.binary_search_by(|k| k.get().cmp(&key)),
+            Directory::Portable(d) => d.descs.binary_search_by(|k| k.key.get().cmp(&key)),
         }
     }
 
@@ -102,6 +180,16 @@ impl<'a> Directory<'a> {
                 .cums
                 .partition_point(|c| u64::from(c.get()) <= rank)
                 .checked_sub(1),
+            Directory::Portable(d) => {
+                let mut cum = 0u64;
+                for i in 0..d.descs.len() {
+                    cum += u64::from(d.card(i));
+                    if cum > rank {
+                        return Some(i);
+                    }
+                }
+                d.descs.len().checked_sub(1)
+            }
         }
     }
 
@@ -110,6 +198,7 @@ impl<'a> Directory<'a> {
     pub(crate) fn offset(&self, i: usize) -> usize {
         match self {
             Directory::Frozen(d) => d.descs.get(i).map_or(0, |x| (x.get() >> 2) as usize),
+            Directory::Portable(d) => d.offset(i),
         }
     }
 
@@ -122,7 +211,7 @@ impl<'a> Directory<'a> {
                 (Some(desc), Some(card)) => {
                     let desc = desc.get();
                     let kind = ContainerKind::from_code(desc);
-                    frozen_container(
+                    payload(
                         d.body,
                         kind,
                         (desc >> 2) as usize,
@@ -131,13 +220,20 @@ impl<'a> Directory<'a> {
                 }
                 _ => EMPTY,
             },
+            Directory::Portable(d) => {
+                if i < d.descs.len() {
+                    payload(d.body, Some(d.kind(i)), d.offset(i), d.card(i))
+                } else {
+                    EMPTY
+                }
+            }
         }
     }
 }
 
-/// The payload of one container of a frozen bitmap.
+/// The payload of one container at `off` in `body` (the same encodings in both formats).
 #[inline(always)]
-fn frozen_container(
+pub(crate) fn payload(
     body: &[u8],
     kind: Option<ContainerKind>,
     off: usize,

@@ -183,9 +183,7 @@ impl<'a> Iter<'a> {
         let side =
             |s: &Option<(u32, ContainerIter<'a>)>| s.as_ref().map_or(0, |(_, it)| it.remaining());
         let middle = if self.next_front < self.next_back {
-            self.dir
-                .cum(self.next_back)
-                .saturating_sub(self.dir.cum(self.next_front))
+            self.dir.cards_between(self.next_front, self.next_back)
         } else {
             0
         };

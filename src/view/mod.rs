@@ -69,6 +69,20 @@ pub struct FrozenBitmap<'a> {
     pub(crate) dir: Directory<'a>,
 }
 
+/// The on-disk format a [`FrozenBitmap`] reads (see [`FrozenBitmap::format`]).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// This crate's frozen format (`format-spec/FORMAT.md`): O(1) `len`, `rank` and
+    /// `select` by binary search, 64-byte aligned bitsets.
+    Frozen,
+    /// The RoaringFormatSpec portable format written by CRoaring, Java, Go and roaring-rs
+    /// (cookies 12346 and 12347). It stores no cumulative counts, so `len`, `rank` and
+    /// `select` take O(containers) on such views; everything else is as fast as on frozen
+    /// views.
+    Portable,
+}
+
 /// Container counts and sizes of a bitmap, by kind (see [`FrozenBitmap::statistics`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Statistics {
@@ -122,11 +136,17 @@ impl<'a> FrozenBitmap<'a> {
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FrozenBitmap<'a>, Error> {
         let open::Parsed { bm, len, .. } = open::parse::<false>(bytes)?;
         if len != bytes.len() {
-            return Err(Error::malformed(
-                "total length (the slice is longer than the bitmap; use from_prefix)",
-                12,
-            )
-            .values(len as u64, bytes.len() as u64));
+            let (field, at) = match bm.format() {
+                Format::Frozen => (
+                    "total length (the slice is longer than the bitmap; use from_prefix)",
+                    12,
+                ),
+                Format::Portable => (
+                    "end of the last container (bytes follow the bitmap; use from_prefix)",
+                    len,
+                ),
+            };
+            return Err(Error::malformed(field, at).values(len as u64, bytes.len() as u64));
         }
         Ok(bm)
     }
@@ -228,7 +248,9 @@ impl<'a> FrozenBitmap<'a> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn has_checksum(&self) -> bool {
-        self.bytes.get(5).is_some_and(|f| f & FLAG_CRC != 0) && self.bytes.len() >= TRAILER_LEN
+        matches!(self.dir, Directory::Frozen(_))
+            && self.bytes.get(5).is_some_and(|f| f & FLAG_CRC != 0)
+            && self.bytes.len() >= TRAILER_LEN
     }
 
     /// Checks the CRC32C checksum, if the bitmap has one (`Ok` if it has none).
@@ -250,6 +272,26 @@ impl<'a> FrozenBitmap<'a> {
             );
         }
         Ok(())
+    }
+
+    /// The format of the bytes this view reads.
+    ///
+    /// ```
+    /// use frozen_roaring::{Format, FrozenBitmap, Writer};
+    /// let mut writer = Writer::new();
+    /// let (mut frozen, mut portable) = (Vec::new(), Vec::new());
+    /// writer.write_sorted([1, 2, 3], &mut frozen)?;
+    /// writer.write_portable_sorted([1, 2, 3], &mut portable)?;
+    /// let (a, b) = (FrozenBitmap::from_bytes(&frozen)?, FrozenBitmap::from_bytes(&portable)?);
+    /// assert_eq!((a.format(), b.format()), (Format::Frozen, Format::Portable));
+    /// assert_eq!(a, b); // same set
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn format(&self) -> Format {
+        match self.dir {
+            Directory::Frozen(_) => Format::Frozen,
+            Directory::Portable(_) => Format::Portable,
+        }
     }
 
     /// The bytes of the bitmap (exactly the bitmap, trailer included).

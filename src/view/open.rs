@@ -1,6 +1,6 @@
 //! Opening a view: the checked, strict and unchecked constructors.
 
-use super::dir::{Directory, FrozenDir};
+use super::dir::{Directory, FrozenDir, PortableDir};
 use super::FrozenBitmap;
 use crate::cast::{self, U16, U32};
 use crate::container::validate;
@@ -25,9 +25,14 @@ pub(crate) struct Parsed<'a> {
 /// Structural validation of a frozen bitmap at the start of `bytes`, in O(containers).
 /// Never panics, never allocates. With `LAYOUT`, also finds out whether the layout is
 /// canonical (for re-encoding; opening a view does not need it).
+///
+/// Bytes that start with a portable cookie are parsed as the portable format instead.
 pub(crate) fn parse<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     if bytes.len() >= 4 && bytes[..4] != MAGIC {
-        return Err(Error::new(ErrorKind::BadMagic, "magic", 0));
+        return match portable_cookie(bytes) {
+            Some(_) => parse_portable(bytes),
+            None => Err(Error::new(ErrorKind::BadMagic, "magic", 0)),
+        };
     }
     if bytes.len() < HEADER_LEN {
         return Err(Error::truncated(
@@ -196,9 +201,214 @@ fn read32(bytes: &[u8], off: usize) -> u32 {
     cast::read_u32(bytes, off).unwrap_or(0)
 }
 
+/// The layout facts of a portable stream's header: container count, run-flag bytes,
+/// whether an offset header is present, and where the descriptors start.
+#[derive(Clone, Copy)]
+struct PortableHeader {
+    n: usize,
+    run_flags: usize,
+    offsets: bool,
+    descs_at: usize,
+}
+
+/// Reads the cookie of a portable stream (at least 4 bytes). `None` if it is not one.
+fn portable_cookie(bytes: &[u8]) -> Option<PortableHeader> {
+    let cookie = read32(bytes, 0);
+    if cookie == PORTABLE_COOKIE_NO_RUNS {
+        // The count is checked by the caller (it may be missing or too large).
+        let n = read32(bytes, 4) as usize;
+        Some(PortableHeader {
+            n,
+            run_flags: 0,
+            offsets: true,
+            descs_at: 8,
+        })
+    } else if cookie & 0xFFFF == PORTABLE_COOKIE_RUNS {
+        let n = (cookie >> 16) as usize + 1;
+        let run_flags = n.div_ceil(8);
+        Some(PortableHeader {
+            n,
+            run_flags,
+            offsets: n >= PORTABLE_NO_OFFSET_THRESHOLD,
+            descs_at: 4 + run_flags,
+        })
+    } else {
+        None
+    }
+}
+
+/// The directory of a portable stream with header `h`; `None` if `bytes` is too short for
+/// the descriptors and offsets. `seq` is filled by the caller.
+fn portable_dir(bytes: &[u8], h: PortableHeader) -> Option<PortableDir<'_>> {
+    let desc_end = h.descs_at + 4 * h.n;
+    let off_end = desc_end + if h.offsets { 4 * h.n } else { 0 };
+    Some(PortableDir {
+        descs: cast::key_cards(bytes.get(h.descs_at..desc_end)?)?,
+        run_flags: bytes.get(4..4 + h.run_flags)?,
+        offsets: cast::u32s(bytes.get(desc_end..off_end)?)?,
+        seq: [off_end as u32; 3],
+        body: bytes,
+    })
+}
+
+/// Stored size of container `i` of `dir` at `off`: `None` if a run count is out of bounds.
+#[inline]
+fn portable_payload_len(dir: &PortableDir<'_>, i: usize, off: usize) -> Option<(usize, u16)> {
+    let kind = dir.kind(i);
+    let runs = match kind {
+        ContainerKind::Run => cast::read_u16(dir.body, off)?,
+        _ => 0,
+    };
+    Some((payload_len(kind, dir.card(i), u32::from(runs)), runs))
+}
+
+/// Structural validation of a portable (RoaringFormatSpec) stream at the start of `bytes`,
+/// in O(containers). Every count is bounded by the bytes present before it is used, and
+/// an offset header that disagrees with where the containers actually lie is rejected, so
+/// the view and any sequential decoder see the same set.
+fn parse_portable(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
+    let Some(h) = portable_cookie(bytes) else {
+        return Err(Error::new(ErrorKind::BadMagic, "cookie", 0));
+    };
+    if h.run_flags == 0 {
+        if bytes.len() < 8 {
+            return Err(Error::truncated(
+                "container count",
+                4,
+                8,
+                bytes.len() as u64,
+            ));
+        }
+        if h.n > MAX_CONTAINERS {
+            return Err(Error::malformed("container count (at most 65536)", 4)
+                .values(MAX_CONTAINERS as u64, h.n as u64));
+        }
+    }
+    let off_end = h.descs_at + if h.offsets { 8 } else { 4 } * h.n;
+    if off_end > bytes.len() {
+        let field = if h.descs_at > bytes.len() {
+            "run-flag bitset"
+        } else if h.descs_at + 4 * h.n > bytes.len() {
+            "container descriptors"
+        } else {
+            "offset header"
+        };
+        return Err(Error::truncated(
+            field,
+            4,
+            off_end as u64,
+            bytes.len() as u64,
+        ));
+    }
+    let mut dir = portable_dir(bytes, h)
+        .ok_or_else(|| Error::malformed("container descriptors", h.descs_at))?;
+    let mut prev_key: i64 = -1;
+    let mut has_bitset = false;
+    let mut pos = off_end;
+    for i in 0..h.n {
+        let key = dir.descs[i].key.get();
+        if i64::from(key) <= prev_key {
+            return Err(Error::malformed(
+                "key (keys must be strictly increasing)",
+                h.descs_at + 4 * i,
+            )
+            .values(prev_key as u64 + 1, u64::from(key)));
+        }
+        prev_key = i64::from(key);
+        if let Some(stored) = dir.offsets.get(i) {
+            let stored = stored.get() as usize;
+            if stored != pos {
+                return Err(Error::malformed(
+                    "offset header (disagrees with where the container lies after the previous one)",
+                    h.descs_at + 4 * h.n + 4 * i,
+                )
+                .values(pos as u64, stored as u64));
+            }
+        } else if let Some(s) = dir.seq.get_mut(i) {
+            *s = pos as u32;
+        }
+        let kind = dir.kind(i);
+        has_bitset |= kind == ContainerKind::Bitset;
+        let (len, runs) = portable_payload_len(&dir, i, pos).ok_or_else(|| {
+            Error::truncated("run count", pos, pos as u64 + 2, bytes.len() as u64)
+        })?;
+        if kind == ContainerKind::Run && (runs == 0 || u32::from(runs) > MAX_RUNS) {
+            return Err(Error::malformed("run count (1 to 32768)", pos).values(1, u64::from(runs)));
+        }
+        let end = pos + len;
+        if end > bytes.len() {
+            return Err(Error::truncated(
+                "container payload",
+                pos,
+                end as u64,
+                bytes.len() as u64,
+            ));
+        }
+        pos = end;
+    }
+    dir.body = &bytes[..pos];
+    Ok(Parsed {
+        bm: FrozenBitmap {
+            bytes: &bytes[..pos],
+            dir: Directory::Portable(dir),
+        },
+        len: pos,
+        canonical_layout: false,
+        has_bitset,
+    })
+}
+
+/// The unchecked constructor for portable bytes: O(1) with an offset header, else a walk
+/// over at most 3 containers. Anything that does not fit the slice reads as empty.
+fn unchecked_portable(bytes: &[u8], mut h: PortableHeader) -> FrozenBitmap<'_> {
+    h.n = h.n.min(MAX_CONTAINERS);
+    let Some(mut dir) = portable_dir(bytes, h) else {
+        return FrozenBitmap {
+            bytes,
+            dir: Directory::Portable(PortableDir {
+                descs: &[],
+                run_flags: &[],
+                offsets: &[],
+                seq: [0; 3],
+                body: &[],
+            }),
+        };
+    };
+    if !h.offsets {
+        let mut pos = dir.seq[0] as usize;
+        for i in 0..h.n.min(3) {
+            dir.seq[i] = pos as u32;
+            pos += portable_payload_len(&dir, i, pos).map_or(0, |(len, _)| len);
+        }
+    }
+    FrozenBitmap {
+        bytes,
+        dir: Directory::Portable(dir),
+    }
+}
+
+/// End of the last payload of a portable stream, from its header and last container alone
+/// (O(1) with an offset header). Used to step over streams without parsing them again.
+pub(crate) fn portable_end(dir: &PortableDir<'_>) -> usize {
+    let Some(last) = dir.descs.len().checked_sub(1) else {
+        return if dir.run_flags.is_empty() {
+            8
+        } else {
+            4 + dir.run_flags.len()
+        };
+    };
+    let off = dir.offset(last);
+    off + portable_payload_len(dir, last, off).map_or(0, |(len, _)| len)
+}
+
 /// The O(1) constructor for trusted bytes. Reads the header only; anything that does not
 /// fit the slice yields an empty directory, so even wrong bytes stay memory-safe.
 pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {
+    if bytes.len() >= 4 && bytes[..4] != MAGIC {
+        if let Some(h) = portable_cookie(bytes) {
+            return unchecked_portable(bytes, h);
+        }
+    }
     let n = (read32(bytes, 8) as usize).min(MAX_CONTAINERS);
     let total = (read32(bytes, 12) as usize).min(bytes.len());
     let trailer = if bytes.get(5).is_some_and(|f| f & FLAG_CRC != 0) {
@@ -218,7 +428,15 @@ pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {
 pub(crate) fn validate(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
     // Re-check the structure first: the view may come from `from_bytes_unchecked`.
     let bm = parse::<false>(bm.bytes)?.bm;
-    let Directory::Frozen(dir) = bm.dir;
+    let Directory::Frozen(dir) = bm.dir else {
+        // Portable streams have no padding and no checksum: only the payloads to check.
+        for i in 0..bm.dir.n() {
+            if let Err((what, at)) = validate::check(bm.dir.container(i), bm.dir.card(i)) {
+                return Err(Error::corrupt(what, bm.dir.offset(i) + at));
+            }
+        }
+        return Ok(());
+    };
     let mut pos = payload_start(bm.dir.n());
     for i in 0..bm.dir.n() {
         let off = bm.dir.offset(i);

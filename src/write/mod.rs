@@ -1,6 +1,7 @@
 //! [`Writer`]: encodes bitmaps in the frozen format with reusable buffers.
 
 mod encode;
+mod portable;
 
 use alloc::vec::Vec;
 use core::ops::Range;
@@ -8,7 +9,7 @@ use core::ops::Range;
 use crate::checksum::crc32c;
 use crate::error::{Error, ErrorKind};
 use crate::format::*;
-use crate::view::FrozenBitmap;
+use crate::view::{Format, FrozenBitmap};
 use encode::{Encoder, Meta};
 
 /// Writes bitmaps in the frozen format.
@@ -385,6 +386,100 @@ impl Writer {
         }
         self.seal(out, start, total);
         Ok(start..out.len())
+    }
+
+    /// Writes strictly ascending `values` in the RoaringFormatSpec portable format, appending
+    /// to `out`; returns the range of `out` that holds the bitmap.
+    ///
+    /// The bytes are identical to CRoaring's `roaring_bitmap_portable_serialize` after
+    /// `run_optimize` for the same set (and readable by Java, Go and roaring-rs). The
+    /// portable format needs no alignment: nothing is inserted before the bitmap. With
+    /// buffers reused, this allocates nothing.
+    ///
+    /// # Errors
+    ///
+    /// `NotAscending` as for [`write_sorted`](Self::write_sorted); `out` is then unchanged.
+    ///
+    /// ```
+    /// use frozen_roaring::{Format, FrozenBitmap, Writer};
+    /// let mut out = Vec::new();
+    /// let range = Writer::new().write_portable_sorted([1, 2, 3, 4, 1 << 20], &mut out)?;
+    /// // 1..=4 is stored as a run: cookie 12347, 2 containers (count - 1 in the high half)
+    /// assert_eq!(&out[..4], &(12347u32 | 1 << 16).to_le_bytes());
+    /// let view = FrozenBitmap::from_bytes(&out[range])?;
+    /// assert_eq!((view.format(), view.len()), (Format::Portable, 5));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn write_portable_sorted<I: IntoIterator<Item = u32>>(
+        &mut self,
+        values: I,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        self.encode(values)?;
+        let src = Encoded(&self.enc);
+        let start = out.len();
+        out.reserve(portable::size(&src));
+        portable::emit(&src, out);
+        Ok(start..out.len())
+    }
+
+    /// Writes the portable encoding of `bitmap` (either format), appending to `out`.
+    ///
+    /// Each container keeps its kind and its payload is copied in bulk, so a canonical
+    /// input gives the bytes [`write_portable_sorted`](Self::write_portable_sorted) gives
+    /// for its values, and a portable input comes back byte for byte (one copy), canonical
+    /// or not. The only exception: a frozen bitset container holding at most 4096 values
+    /// (which this crate never writes) becomes an array, as the portable format requires.
+    ///
+    /// # Errors
+    ///
+    /// The structural errors of [`FrozenBitmap::from_bytes`] (the view is re-checked, as it
+    /// may come from `from_bytes_unchecked`), and `Corrupt` for a bitset to be written as an
+    /// array whose popcount is not its stored cardinality. `out` is then unchanged.
+    ///
+    /// ```
+    /// use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut writer = Writer::new();
+    /// let (mut frozen, mut portable, mut direct) = (Vec::new(), Vec::new(), Vec::new());
+    /// writer.write_sorted(0..100_000, &mut frozen)?;
+    /// writer.write_portable(&FrozenBitmap::from_bytes(&frozen)?, &mut portable)?;
+    /// writer.write_portable_sorted(0..100_000, &mut direct)?;
+    /// assert_eq!(portable, direct);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn write_portable(
+        &mut self,
+        bitmap: &FrozenBitmap<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        let parsed = crate::view::open::parse::<false>(bitmap.as_bytes())?;
+        let start = out.len();
+        if parsed.bm.format() == Format::Portable {
+            out.extend_from_slice(parsed.bm.as_bytes());
+        } else {
+            let src = Viewed(&parsed.bm);
+            portable::check(&src)?;
+            out.reserve(portable::size(&src));
+            portable::emit(&src, out);
+        }
+        Ok(start..out.len())
+    }
+
+    /// The exact size [`write_portable`](Self::write_portable) writes for `bitmap`.
+    ///
+    /// ```
+    /// use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut writer = Writer::new();
+    /// let mut buf = Vec::new();
+    /// writer.write_sorted([1, 5, 9], &mut buf)?;
+    /// assert_eq!(writer.portable_size(&FrozenBitmap::from_bytes(&buf)?), 8 + 8 + 6);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn portable_size(&self, bitmap: &FrozenBitmap<'_>) -> usize {
+        match bitmap.format() {
+            Format::Portable => bitmap.as_bytes().len(),
+            _ => portable::size(&Viewed(bitmap)),
+        }
     }
 
     /// A push-style builder for values that arrive one at a time. It holds the values of at
