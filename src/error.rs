@@ -96,6 +96,24 @@ impl Error {
         Error::new(ErrorKind::Corrupt, field, offset)
     }
 
+    /// Moves the offset of a byte-offset error by `base` (for errors of a bitmap nested in
+    /// a larger structure, so that offsets count from the start of the outer bytes).
+    #[cold]
+    pub(crate) fn shifted(mut self, base: usize) -> Error {
+        if self.offset().is_some() {
+            self.offset += base as u64;
+        }
+        self
+    }
+
+    #[cfg(feature = "alloc")]
+    #[cold]
+    pub(crate) fn not_ascending64(position: u64, previous: u64, value: u64) -> Error {
+        Error::new(ErrorKind::NotAscending, "values", 0)
+            .values(previous, value)
+            .at_position(position)
+    }
+
     #[cfg(feature = "alloc")]
     #[cold]
     pub(crate) fn not_ascending(position: u64, previous: u32, value: u32) -> Error {

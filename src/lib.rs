@@ -70,6 +70,7 @@ mod container;
 mod error;
 mod format;
 mod view;
+mod view64;
 #[cfg(feature = "alloc")]
 mod write;
 
@@ -79,6 +80,7 @@ mod tests;
 pub use error::{Error, ErrorKind};
 pub use format::ContainerKind;
 pub use view::{Format, FrozenBitmap, Iter, Statistics};
+pub use view64::{Buckets, FrozenBitmap64, Iter64};
 #[cfg(feature = "alloc")]
 pub use write::{Builder, Writer};
 

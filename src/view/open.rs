@@ -401,6 +401,20 @@ pub(crate) fn portable_end(dir: &PortableDir<'_>) -> usize {
     off + portable_payload_len(dir, last, off).map_or(0, |(len, _)| len)
 }
 
+/// The unchecked view of the bitmap at the start of `bytes` (either format) and the number
+/// of bytes it spans; O(1) for the frozen format and for portable streams with an offset
+/// header. For stepping over nested bitmaps already checked.
+pub(crate) fn unchecked_prefix(bytes: &[u8]) -> (FrozenBitmap<'_>, usize) {
+    let bm = unchecked(bytes);
+    match bm.dir {
+        Directory::Portable(d) => {
+            let end = portable_end(&d).min(bytes.len());
+            (unchecked(&bytes[..end]), end)
+        }
+        Directory::Frozen(_) => (bm, bm.bytes.len()),
+    }
+}
+
 /// The O(1) constructor for trusted bytes. Reads the header only; anything that does not
 /// fit the slice yields an empty directory, so even wrong bytes stay memory-safe.
 pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {

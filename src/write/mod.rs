@@ -2,6 +2,7 @@
 
 mod encode;
 mod portable;
+mod wide;
 
 use alloc::vec::Vec;
 use core::ops::Range;
@@ -39,6 +40,10 @@ pub struct Writer {
     enc: Encoder,
     #[cfg(feature = "std")]
     staging: Vec<u8>,
+    /// Buckets of a 64-bit frozen bitmap, written before their directory is known.
+    stage64: Vec<u8>,
+    /// `(key, offset in stage64, cumulative count)` per bucket.
+    dir64: Vec<(u32, u64, u64)>,
 }
 
 impl Default for Writer {
@@ -199,6 +204,8 @@ impl Writer {
             enc: Encoder::new(),
             #[cfg(feature = "std")]
             staging: Vec::new(),
+            stage64: Vec::new(),
+            dir64: Vec::new(),
         }
     }
 

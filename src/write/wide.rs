@@ -1,0 +1,206 @@
+//! 64-bit writers: strictly ascending `u64` values grouped by their high 32 bits, each group
+//! encoded as a 32-bit bitmap with the writer's reusable encoder.
+
+use alloc::vec::Vec;
+use core::ops::Range;
+
+use super::{portable, Encoded, Writer};
+use crate::checksum::crc32c;
+use crate::error::Error;
+use crate::format::*;
+use crate::view64::{buckets64_at, offsets64_at, MAGIC64};
+
+/// Splits ascending `u64` values into groups of equal high 32 bits, checking the order.
+pub(super) struct Groups<I> {
+    it: I,
+    pending: Option<u64>,
+    prev: Option<u64>,
+    count: u64,
+    pub(super) err: Option<Error>,
+}
+
+impl<I: Iterator<Item = u64>> Groups<I> {
+    pub(super) fn new(it: I) -> Groups<I> {
+        Groups {
+            it,
+            pending: None,
+            prev: None,
+            count: 0,
+            err: None,
+        }
+    }
+
+    /// The high bits of the next group, if any value is left and no error occurred.
+    pub(super) fn next_group(&mut self) -> Option<u32> {
+        if self.err.is_some() {
+            return None;
+        }
+        let v = self.pending.take().or_else(|| self.it.next())?;
+        self.pending = Some(v);
+        Some((v >> 32) as u32)
+    }
+
+    /// The low bits of the values of group `hi`, stopping before the next group or at the
+    /// first value out of order (recorded in `err`).
+    pub(super) fn lows(&mut self, hi: u32) -> impl Iterator<Item = u32> + '_ {
+        core::iter::from_fn(move || {
+            let v = self.pending.take().or_else(|| self.it.next())?;
+            if let Some(p) = self.prev {
+                if v <= p {
+                    self.err = Some(Error::not_ascending64(self.count, p, v));
+                    return None;
+                }
+            }
+            if (v >> 32) as u32 != hi {
+                self.pending = Some(v);
+                return None;
+            }
+            self.prev = Some(v);
+            self.count += 1;
+            Some(v as u32)
+        })
+    }
+}
+
+impl Writer {
+    /// Writes strictly ascending `u64` values in the 64-bit frozen format
+    /// (`format-spec/FORMAT64.md`), appending to `out` (padded like
+    /// [`write_sorted`](Self::write_sorted)); returns the range of `out` that holds it. Read
+    /// it with [`FrozenBitmap64`](crate::FrozenBitmap64). With buffers reused, this
+    /// allocates nothing.
+    ///
+    /// # Errors
+    ///
+    /// `NotAscending` with the position of the first value out of order; `out` is then
+    /// unchanged.
+    ///
+    /// ```
+    /// use frozen_roaring::{Format, FrozenBitmap64, Writer};
+    /// let mut out = Vec::new();
+    /// let range = Writer::new().write_sorted64([3, 1 << 33, u64::MAX], &mut out)?;
+    /// let bitmap = FrozenBitmap64::from_bytes(&out[range])?;
+    /// assert_eq!((bitmap.format(), bitmap.bucket_count()), (Format::Frozen, 3));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn write_sorted64<I: IntoIterator<Item = u64>>(
+        &mut self,
+        values: I,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        let checksum = core::mem::replace(&mut self.checksum, false);
+        let mut stage = core::mem::take(&mut self.stage64);
+        let mut dir = core::mem::take(&mut self.dir64);
+        stage.clear();
+        dir.clear();
+        let mut groups = Groups::new(values.into_iter());
+        let (mut len, mut has_bitset) = (0u64, false);
+        while let Some(hi) = groups.next_group() {
+            self.enc.reset();
+            // Values within a group are ascending (checked by `lows`).
+            let _ = self.enc.extend(groups.lows(hi));
+            if groups.err.is_some() {
+                break;
+            }
+            self.enc.close();
+            has_bitset |= self
+                .enc
+                .metas
+                .iter()
+                .any(|m| m.kind == ContainerKind::Bitset);
+            let r = self.finish_vec(&mut stage);
+            dir.push((hi, r.start as u64, len));
+            len += self.enc.count();
+        }
+        self.checksum = checksum;
+        let result = match groups.err.take() {
+            Some(e) => Err(e),
+            None => {
+                let n = dir.len();
+                // Buckets start 64-aligned so that their own alignment carries over.
+                let base = if n == 0 {
+                    buckets64_at(0)
+                } else {
+                    align_up(buckets64_at(n), BITSET_ALIGN)
+                };
+                let total = base + stage.len() + if checksum { TRAILER_LEN } else { 0 };
+                let start = super::pad(out, has_bitset);
+                out.reserve(total);
+                out.extend_from_slice(&MAGIC64);
+                out.extend_from_slice(&[VERSION, if checksum { FLAG_CRC } else { 0 }, 0, 0]);
+                out.extend_from_slice(&(n as u32).to_le_bytes());
+                out.extend_from_slice(&[0; 4]);
+                out.extend_from_slice(&(total as u64).to_le_bytes());
+                for &(key, _, _) in &dir {
+                    out.extend_from_slice(&key.to_le_bytes());
+                }
+                out.resize(start + offsets64_at(n), 0);
+                for &(_, off, _) in &dir {
+                    out.extend_from_slice(&(base as u64 + off).to_le_bytes());
+                }
+                for &(_, _, cum) in &dir {
+                    out.extend_from_slice(&cum.to_le_bytes());
+                }
+                out.resize(start + base, 0);
+                out.extend_from_slice(&stage);
+                if checksum {
+                    let crc = crc32c(&out[start..]);
+                    out.extend_from_slice(&crc.to_le_bytes());
+                }
+                debug_assert_eq!(out.len(), start + total);
+                Ok(start..out.len())
+            }
+        };
+        self.stage64 = stage;
+        self.dir64 = dir;
+        result
+    }
+
+    /// Writes strictly ascending `u64` values in the 64-bit portable format (what CRoaring
+    /// `roaring64_bitmap_portable_serialize`, roaring-rs `RoaringTreemap::serialize_into`,
+    /// Go and Java write; the format of Iceberg and Delta Lake deletion vectors), appending
+    /// to `out`. Each bucket is byte-identical to CRoaring's 32-bit portable output after
+    /// `run_optimize`. With buffers reused, this allocates nothing.
+    ///
+    /// # Errors
+    ///
+    /// `NotAscending` with the position of the first value out of order; `out` is then
+    /// unchanged.
+    ///
+    /// ```
+    /// use frozen_roaring::{Format, FrozenBitmap64, Writer};
+    /// let mut out = Vec::new();
+    /// Writer::new().write_portable_sorted64([3, 1 << 33], &mut out)?;
+    /// assert_eq!(&out[..8], &2u64.to_le_bytes()); // two buckets
+    /// assert_eq!(FrozenBitmap64::from_bytes(&out)?.format(), Format::Portable);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn write_portable_sorted64<I: IntoIterator<Item = u64>>(
+        &mut self,
+        values: I,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        let start = out.len();
+        out.extend_from_slice(&[0; 8]);
+        let mut groups = Groups::new(values.into_iter());
+        let mut n = 0u64;
+        while let Some(hi) = groups.next_group() {
+            self.enc.reset();
+            let _ = self.enc.extend(groups.lows(hi));
+            if groups.err.is_some() {
+                break;
+            }
+            self.enc.close();
+            out.extend_from_slice(&hi.to_le_bytes());
+            let src = Encoded(&self.enc);
+            out.reserve(portable::size(&src));
+            portable::emit(&src, out);
+            n += 1;
+        }
+        if let Some(e) = groups.err.take() {
+            out.truncate(start);
+            return Err(e);
+        }
+        out[start..start + 8].copy_from_slice(&n.to_le_bytes());
+        Ok(start..out.len())
+    }
+}

@@ -1,0 +1,286 @@
+//! 64-bit bitmaps: both 64-bit formats against a model and against CRoaring's `Bitmap64`,
+//! the interchange files, and hostile inputs.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use common::Rng;
+use croaring::{Bitmap64, Portable};
+use frozen_roaring::{ErrorKind, Format, FrozenBitmap64, Writer};
+use proptest::prelude::*;
+
+fn testdata(name: &str) -> Option<Vec<u8>> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/testdata/croaring")
+        .join(name);
+    let bytes = std::fs::read(&path).ok();
+    if bytes.is_none() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "notice: {} not found, skipping this interchange check",
+            path.display()
+        );
+    }
+    bytes
+}
+
+fn check_queries(bm: &FrozenBitmap64<'_>, model: &BTreeSet<u64>, seed: u64) {
+    let values: Vec<u64> = model.iter().copied().collect();
+    assert_eq!(bm.len(), values.len() as u64);
+    assert_eq!(bm.is_empty(), values.is_empty());
+    assert_eq!(bm.min(), values.first().copied());
+    assert_eq!(bm.max(), values.last().copied());
+    assert!(bm.iter().eq(values.iter().copied()));
+    assert_eq!(bm.to_vec(), values);
+    assert_eq!(bm.iter().fold(0u64, |n, _| n + 1), values.len() as u64);
+    let mut rng = Rng(seed);
+    let mut probes = vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 32, (1 << 32) - 1];
+    for _ in 0..64.min(values.len()) {
+        let v = values[rng.below(values.len() as u64) as usize];
+        probes.extend([v, v.wrapping_add(1), v.wrapping_sub(1), v ^ (1 << 32)]);
+    }
+    probes.extend((0..16).map(|_| rng.next()));
+    for p in probes {
+        assert_eq!(bm.contains(p), model.contains(&p), "contains({p})");
+        assert_eq!(bm.rank(p), model.range(..=p).count() as u64, "rank({p})");
+    }
+    for n in [0, 1, values.len() as u64 / 2, values.len() as u64, u64::MAX] {
+        assert_eq!(bm.select(n), values.get(n as usize).copied(), "select({n})");
+    }
+    let buckets: BTreeSet<u32> = values.iter().map(|v| (v >> 32) as u32).collect();
+    assert_eq!(bm.bucket_count(), buckets.len());
+    assert!(bm.buckets().map(|(k, _)| k).eq(buckets.iter().copied()));
+}
+
+fn set64() -> impl Strategy<Value = BTreeSet<u64>> {
+    let hi = prop_oneof![
+        Just(0u32),
+        Just(1u32),
+        Just(u32::MAX),
+        0u32..8,
+        any::<u32>()
+    ];
+    let lo = prop_oneof![
+        0u32..200,
+        any::<u32>(),
+        (0u32..4).prop_map(|k| (k << 16) | 0xFFFF),
+        Just(u32::MAX),
+    ];
+    let dense = (hi.clone(), 0u32..3, 1u32..70_000)
+        .prop_map(|(h, k, n)| ((u64::from(h) << 32) | u64::from(k << 16), n));
+    (
+        prop::collection::vec((hi, lo), 0..60),
+        prop::collection::vec(dense, 0..3),
+    )
+        .prop_map(|(points, ranges)| {
+            let mut s: BTreeSet<u64> = points
+                .into_iter()
+                .map(|(h, l)| (u64::from(h) << 32) | u64::from(l))
+                .collect();
+            for (start, n) in ranges {
+                for v in start..(start + u64::from(n)).min(start | 0xFFFF_FFFF) {
+                    if v % 3 != 1 || n > 50_000 {
+                        s.insert(v);
+                    }
+                }
+            }
+            s
+        })
+}
+
+fn both_formats(s: &BTreeSet<u64>, checksum: bool) -> (Vec<u8>, Vec<u8>) {
+    let mut w = Writer::new().with_checksum(checksum);
+    let (mut f, mut p) = (Vec::new(), Vec::new());
+    let r = w.write_sorted64(s.iter().copied(), &mut f).unwrap();
+    assert_eq!(r, 0..f.len());
+    let r = w
+        .write_portable_sorted64(s.iter().copied(), &mut p)
+        .unwrap();
+    assert_eq!(r, 0..p.len());
+    (f, p)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: if std::env::var_os("CI").is_some() { 48 } else { 160 }, ..ProptestConfig::default() })]
+
+    #[test]
+    fn queries_match_model_in_both_formats(s in set64(), seed in any::<u64>(), checksum in any::<bool>()) {
+        let (f, p) = both_formats(&s, checksum);
+        let fv = FrozenBitmap64::from_bytes_strict(&f).unwrap();
+        let pv = FrozenBitmap64::from_bytes_strict(&p).unwrap();
+        prop_assert_eq!(fv.format(), Format::Frozen);
+        prop_assert_eq!(pv.format(), Format::Portable);
+        prop_assert_eq!(fv.has_checksum(), checksum);
+        check_queries(&fv, &s, seed);
+        check_queries(&pv, &s, seed);
+        prop_assert_eq!(fv, pv);
+
+        // CRoaring writes the same portable bytes and reads ours.
+        let mut cr = Bitmap64::of(&s.iter().copied().collect::<Vec<_>>());
+        cr.run_optimize();
+        prop_assert_eq!(cr.serialize::<Portable>(), p.clone());
+        let back = Bitmap64::try_deserialize::<Portable>(&p).unwrap();
+        prop_assert!(back.iter().eq(s.iter().copied()));
+    }
+
+    #[test]
+    fn pair_counts_match_model(a in set64(), b in set64(), mix in any::<bool>()) {
+        let b: BTreeSet<u64> = if mix { a.iter().copied().filter(|v| v % 3 != 0).chain(b.iter().copied().take(3)).collect() } else { b };
+        let (fa, pa) = both_formats(&a, false);
+        let (fb, pb) = both_formats(&b, false);
+        let inter = a.intersection(&b).count() as u64;
+        for x in [&fa, &pa] {
+            for y in [&fb, &pb] {
+                let (va, vb) = (FrozenBitmap64::from_bytes(x).unwrap(), FrozenBitmap64::from_bytes(y).unwrap());
+                prop_assert_eq!(va.intersection_len(&vb), inter);
+                prop_assert_eq!(vb.intersection_len(&va), inter);
+                prop_assert_eq!(va.union_len(&vb), a.union(&b).count() as u64);
+                prop_assert_eq!(va.is_subset(&vb), a.is_subset(&b));
+                prop_assert_eq!(vb.is_subset(&va), b.is_subset(&a));
+                prop_assert_eq!(va == vb, a == b);
+            }
+        }
+    }
+
+    #[test]
+    fn every_truncation_and_sampled_byte_flip_is_handled(s in set64(), seed in any::<u64>()) {
+        let (f, p) = both_formats(&s, true);
+        let mut rng = Rng(seed);
+        for bytes in [&f, &p] {
+            for _ in 0..24 {
+                let len = rng.below(bytes.len() as u64) as usize;
+                prop_assert!(FrozenBitmap64::from_bytes(&bytes[..len]).is_err());
+            }
+            for _ in 0..48 {
+                let mut bad = bytes.clone();
+                let i = rng.below(bad.len() as u64) as usize;
+                bad[i] ^= 1 << rng.below(8);
+                if let Ok(v) = FrozenBitmap64::from_bytes(&bad) {
+                    let _ = (v.len(), v.iter().take(10_000).count(), v.rank(rng.next()), v.select(3), v.max());
+                    if let Ok(v) = FrozenBitmap64::from_bytes_strict(&bad) {
+                        prop_assert_eq!(v.len(), v.iter().count() as u64);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn not_ascending_reports_the_position_and_leaves_out_unchanged() {
+    let mut w = Writer::new();
+    for values in [
+        vec![1u64, 2, 2],
+        vec![5, 1 << 40, 3],
+        vec![1 << 33, 1 << 32],
+    ] {
+        let mut out = vec![9u8; 5];
+        let err = w.write_sorted64(values.clone(), &mut out).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NotAscending);
+        assert_eq!(err.position(), Some(values.len() as u64 - 1));
+        assert_eq!(out, [9; 5]);
+        let err = w
+            .write_portable_sorted64(values.clone(), &mut out)
+            .unwrap_err();
+        assert_eq!(err.position(), Some(values.len() as u64 - 1));
+        assert_eq!(out, [9; 5]);
+    }
+    // The writer is still usable afterwards.
+    let mut out = Vec::new();
+    w.write_sorted64([1, 2], &mut out).unwrap();
+    assert_eq!(FrozenBitmap64::from_bytes(&out).unwrap().len(), 2);
+}
+
+#[test]
+fn empty_bitmaps() {
+    let (f, p) = both_formats(&BTreeSet::new(), false);
+    assert_eq!(p, 0u64.to_le_bytes());
+    for bytes in [&f, &p] {
+        let v = FrozenBitmap64::from_bytes_strict(bytes).unwrap();
+        assert!(v.is_empty() && v.min().is_none() && v.max().is_none());
+        assert_eq!(v.iter().next(), None);
+    }
+}
+
+#[test]
+fn interchange_files_read_as_croaring_reads_them() {
+    for name in [
+        "64map32bitvals.bin",
+        "64mapempty.bin",
+        "64maphighvals.bin",
+        "64mapspreadvals.bin",
+    ] {
+        let Some(bytes) = testdata(name) else {
+            continue;
+        };
+        let cr = Bitmap64::try_deserialize::<Portable>(&bytes).unwrap();
+        let v = FrozenBitmap64::from_bytes_strict(&bytes).unwrap();
+        assert_eq!(v.len(), cr.cardinality(), "{name}");
+        assert!(v.iter().eq(cr.iter()), "{name}");
+        let model: BTreeSet<u64> = cr.iter().collect();
+        check_queries(&v, &model, 3);
+        // Written back from the values: CRoaring's own bytes for the set.
+        let mut ours = Vec::new();
+        Writer::new()
+            .write_portable_sorted64(model.iter().copied(), &mut ours)
+            .unwrap();
+        let mut cr2 = cr.clone();
+        cr2.run_optimize();
+        assert_eq!(ours, cr2.serialize::<Portable>(), "{name}");
+    }
+    for name in [
+        "64mapemptyinput.bin",
+        "64mapinvalidsize.bin",
+        "64mapkeytoosmall.bin",
+        "64mapsizetoosmall.bin",
+    ] {
+        let Some(bytes) = testdata(name) else {
+            continue;
+        };
+        assert!(Bitmap64::try_deserialize::<Portable>(&bytes).is_none());
+        let err = FrozenBitmap64::from_bytes(&bytes).unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::Truncated | ErrorKind::Malformed),
+            "{name}: {err}"
+        );
+    }
+}
+
+#[test]
+fn crafted_frozen64_headers() {
+    let mut f = Vec::new();
+    Writer::new()
+        .write_sorted64([1, 1 << 32, 2 << 32], &mut f)
+        .unwrap();
+    let check = |bytes: &[u8], kind: ErrorKind, what: &str| {
+        let err = FrozenBitmap64::from_bytes(bytes).unwrap_err();
+        assert_eq!(err.kind(), kind, "{what}: {err}");
+        assert!(err.to_string().contains(what), "{what}: {err}");
+    };
+    let mut bad = f.clone();
+    bad[4] = 9;
+    check(&bad, ErrorKind::UnsupportedVersion, "version");
+    let mut bad = f.clone();
+    bad[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+    check(&bad, ErrorKind::Malformed, "bucket count");
+    let mut bad = f.clone();
+    bad[28..32].copy_from_slice(&0u32.to_le_bytes()); // second key = first key
+    check(&bad, ErrorKind::Malformed, "strictly increasing");
+    let mut bad = f.clone();
+    let cum1 = 40 + 24 + 8; // offsets at 40 (24 + 12 padded to 8), cums after 3 offsets
+    bad[cum1..cum1 + 8].copy_from_slice(&7u64.to_le_bytes());
+    check(&bad, ErrorKind::Malformed, "cumulative count");
+    let mut bad = f.clone();
+    bad[48..56].copy_from_slice(&3u64.to_le_bytes());
+    check(&bad, ErrorKind::Malformed, "bucket offset");
+    let mut longer = f.clone();
+    longer.push(0);
+    check(&longer, ErrorKind::Malformed, "total length");
+    // A bucket count far beyond the bytes in the portable format: rejected before use.
+    let mut p = 20_000_000u64.to_le_bytes().to_vec();
+    p.extend_from_slice(&[0; 56]);
+    check(&p, ErrorKind::Malformed, "bucket count");
+}
