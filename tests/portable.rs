@@ -377,3 +377,26 @@ fn every_truncation_and_byte_flip_of_small_streams() {
         }
     }
 }
+
+/// Found by the `decode_portable` fuzz target: cookie 12347 with no run container is valid
+/// (the run-flag bitset is simply all zero) but is not what CRoaring writes. A portable
+/// re-encoding copies it; a trip through the frozen format gives CRoaring's 12346 form.
+#[test]
+fn cookie_12347_without_runs() {
+    // 1 container (count - 1 = 0), run flags 0, key 0, card 1, no offset header, value 512.
+    let bytes = [0x3B, 0x30, 0, 0, 0, 0, 0, 0, 0, 0, 2];
+    let v = FrozenBitmap::from_bytes_strict(&bytes).unwrap();
+    assert_eq!(v.to_vec(), [512]);
+    let cr = Bitmap::try_deserialize::<Portable>(&bytes).unwrap();
+    assert!(cr.iter().eq(v.iter()));
+    let mut w = Writer::new();
+    let mut same = Vec::new();
+    w.write_portable(&v, &mut same).unwrap();
+    assert_eq!(same, bytes);
+    let mut frozen = Vec::new();
+    w.write_frozen(&v, &mut frozen).unwrap();
+    let mut back = Vec::new();
+    w.write_portable(&FrozenBitmap::from_bytes(&frozen).unwrap(), &mut back)
+        .unwrap();
+    assert_eq!(back, cr.serialize::<Portable>());
+}
