@@ -54,6 +54,51 @@ fn reads_every_kind_at_every_alignment() {
 }
 
 #[test]
+fn portable_and_64_bit_views_at_every_alignment() {
+    let values = sample();
+    let wide: Vec<u64> = values
+        .iter()
+        .map(|&v| u64::from(v))
+        .chain(values.iter().map(|&v| (7u64 << 32) | u64::from(v)))
+        .collect();
+    let mut w = Writer::new();
+    let (mut portable, mut frozen64, mut portable64) = (Vec::new(), Vec::new(), Vec::new());
+    w.write_portable_sorted(values.iter().copied(), &mut portable)
+        .unwrap();
+    w.write_sorted64(wide.iter().copied(), &mut frozen64)
+        .unwrap();
+    w.write_portable_sorted64(wide.iter().copied(), &mut portable64)
+        .unwrap();
+    for shift in 0..8 {
+        let shifted = |bytes: &[u8]| {
+            let mut buf = alloc::vec![0u8; shift];
+            buf.extend_from_slice(bytes);
+            buf
+        };
+        let buf = shifted(&portable);
+        let bm = FrozenBitmap::from_bytes_strict(&buf[shift..]).unwrap();
+        assert_eq!(bm.to_vec(), values);
+        assert!(bm.iter().rev().eq(values.iter().rev().copied()));
+        for (i, &v) in values.iter().enumerate().step_by(1009) {
+            assert!(bm.contains(v));
+            assert_eq!(bm.rank(v), i as u64 + 1);
+            assert_eq!(bm.select(i as u32), Some(v));
+        }
+        for bytes in [&frozen64, &portable64] {
+            let buf = shifted(bytes);
+            let bm = crate::FrozenBitmap64::from_bytes_strict(&buf[shift..]).unwrap();
+            assert_eq!(bm.len(), wide.len() as u64);
+            assert!(bm.iter().step_by(97).eq(wide.iter().copied().step_by(97)));
+            let v = wide[wide.len() - 2];
+            assert!(bm.contains(v));
+            assert_eq!(bm.rank(v), wide.len() as u64 - 1);
+            assert_eq!(bm.select(wide.len() as u64 - 2), Some(v));
+            assert_eq!(bm.intersection_len(&bm), bm.len());
+        }
+    }
+}
+
+#[test]
 #[allow(unsafe_code)]
 fn corrupt_and_truncated_inputs_never_panic() {
     let bytes = encode(&sample(), false);

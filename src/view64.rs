@@ -359,6 +359,16 @@ impl<'a> FrozenBitmap64<'a> {
         subset
     }
 
+    /// The set as a roaring-rs treemap (feature `roaring`).
+    #[cfg(feature = "roaring")]
+    pub fn to_treemap(&self) -> roaring::RoaringTreemap {
+        roaring::RoaringTreemap::from_bitmaps(
+            self.buckets()
+                .filter(|(_, b)| !b.is_empty())
+                .map(|(k, b)| (k, b.to_roaring())),
+        )
+    }
+
     /// The values in a `Vec`.
     #[cfg(feature = "alloc")]
     pub fn to_vec(&self) -> alloc::vec::Vec<u64> {

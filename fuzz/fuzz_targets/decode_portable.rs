@@ -57,13 +57,19 @@ fuzz_target!(|data: &[u8]| {
             // written 12346: that choice is not a container kind and is not kept).
             let cookie12346 = bm.as_bytes()[..4] == 12346u32.to_le_bytes();
             let runs = bm.statistics().run_containers > 0;
+            // Nor are set bits of the run-flag bitset beyond the last container (CRoaring
+            // ignores them too).
+            let n = bm.container_count();
+            let spare_flags = !cookie12346
+                && n % 8 != 0
+                && bm.as_bytes()[4 + (n - 1) / 8] >> (n % 8) != 0;
             let mut frozen = Vec::new();
             let r = writer.write_frozen(&bm, &mut frozen).unwrap();
             let fv = FrozenBitmap::from_bytes_strict(&frozen[r]).unwrap();
             assert_eq!(fv, bm);
             let mut back = Vec::new();
             writer.write_portable(&fv, &mut back).unwrap();
-            if cookie12346 || runs {
+            if (cookie12346 || runs) && !spare_flags {
                 assert_eq!(back, bm.as_bytes());
             }
         }

@@ -294,6 +294,31 @@ impl<'a> FrozenBitmap<'a> {
         }
     }
 
+    /// The set as a roaring-rs bitmap (feature `roaring`): runs are inserted as ranges,
+    /// arrays and bitsets appended in order.
+    #[cfg(feature = "roaring")]
+    pub fn to_roaring(&self) -> roaring::RoaringBitmap {
+        let mut rb = roaring::RoaringBitmap::new();
+        for i in 0..self.dir.n() {
+            let (key, c) = self.container_at(i);
+            let base = u32::from(key) << 16;
+            match c {
+                Container::Run(runs) => {
+                    for r in runs {
+                        rb.insert_range(base | r.start()..=base | r.end());
+                    }
+                }
+                _ => {
+                    let mut it = crate::container::iter::ContainerIter::new(c);
+                    let _ = rb.append(core::iter::from_fn(|| {
+                        it.next().map(|lo| base | u32::from(lo))
+                    }));
+                }
+            }
+        }
+        rb
+    }
+
     /// The bytes of the bitmap (exactly the bitmap, trailer included).
     ///
     /// ```

@@ -148,6 +148,46 @@ impl Encoder {
         result
     }
 
+    /// Adds the values `start..=end` (all greater than the previous value): whole words of
+    /// bits at a time once the container is a bitset, so long runs cost no per-value work.
+    #[cfg(feature = "roaring")]
+    pub(crate) fn extend_range(&mut self, start: u32, end: u32) -> Result<(), Error> {
+        if i64::from(start) <= self.prev || end < start {
+            return Err(Error::not_ascending(self.count, self.prev as u32, start));
+        }
+        let mut s = start;
+        loop {
+            let e = end.min(s | 0xFFFF);
+            if s >> 16 != self.key {
+                self.close();
+                self.key = s >> 16;
+            }
+            let n = e - s + 1;
+            if !self.in_bits && self.n_lows + n as usize <= self.lows.len() {
+                for (slot, v) in self.lows[self.n_lows..].iter_mut().zip(s..=e) {
+                    *slot = v as u16;
+                }
+                self.n_lows += n as usize;
+            } else {
+                if !self.in_bits {
+                    for &x in &self.lows[..self.n_lows] {
+                        self.bits[usize::from(x >> 6)] |= 1 << (x & 63);
+                    }
+                    self.n_lows = 0;
+                    self.in_bits = true;
+                }
+                fill_bits(&mut self.bits, s as u16, e as u16);
+            }
+            self.card += n;
+            self.count += u64::from(n);
+            self.prev = i64::from(e);
+            if e == end {
+                return Ok(());
+            }
+            s = e + 1;
+        }
+    }
+
     /// Encodes the open container (if any) in its canonical kind.
     pub(crate) fn close(&mut self) {
         if self.key == NO_KEY {
@@ -186,6 +226,21 @@ impl Encoder {
         });
         self.key = NO_KEY;
         self.card = 0;
+    }
+}
+
+/// Sets bits `s..=e` of a bitset, a word at a time.
+#[cfg(feature = "roaring")]
+fn fill_bits(bits: &mut [u64; BITSET_WORDS], s: u16, e: u16) {
+    let (ws, we) = (usize::from(s >> 6), usize::from(e >> 6));
+    let first = u64::MAX << (s & 63);
+    let last = u64::MAX >> (63 - (e & 63));
+    if ws == we {
+        bits[ws] |= first & last;
+    } else {
+        bits[ws] |= first;
+        bits[ws + 1..we].fill(u64::MAX);
+        bits[we] |= last;
     }
 }
 

@@ -2,6 +2,8 @@
 
 mod encode;
 mod portable;
+#[cfg(feature = "roaring")]
+mod roaring_rs;
 mod wide;
 
 use alloc::vec::Vec;

@@ -4,6 +4,7 @@
 use alloc::vec::Vec;
 use core::ops::Range;
 
+use super::encode::Encoder;
 use super::{portable, Encoded, Writer};
 use crate::checksum::crc32c;
 use crate::error::Error;
@@ -62,6 +63,67 @@ impl<I: Iterator<Item = u64>> Groups<I> {
     }
 }
 
+impl<I: Iterator<Item = u64>> Groups<I> {
+    /// Encodes the next group into `enc` (closed) and returns its key.
+    fn encode_next(&mut self, enc: &mut Encoder) -> Result<Option<u32>, Error> {
+        let Some(hi) = self.next_group() else {
+            return self.err.take().map_or(Ok(None), Err);
+        };
+        enc.reset();
+        // Values within a group are ascending (checked by `lows`), so this cannot fail.
+        let _ = enc.extend(self.lows(hi));
+        if let Some(e) = self.err.take() {
+            return Err(e);
+        }
+        enc.close();
+        Ok(Some(hi))
+    }
+}
+
+/// Appends a 64-bit frozen bitmap: header, directory of `dir` (key, offset in `stage`,
+/// cumulative count), then the buckets staged in `stage`.
+fn emit_frozen64(
+    dir: &[(u32, u64, u64)],
+    stage: &[u8],
+    has_bitset: bool,
+    checksum: bool,
+    out: &mut Vec<u8>,
+) -> Range<usize> {
+    let n = dir.len();
+    // Buckets start 64-aligned so that their own alignment carries over.
+    let base = if n == 0 {
+        buckets64_at(0)
+    } else {
+        align_up(buckets64_at(n), BITSET_ALIGN)
+    };
+    let total = base + stage.len() + if checksum { TRAILER_LEN } else { 0 };
+    let start = super::pad(out, has_bitset);
+    out.reserve(total);
+    out.extend_from_slice(&MAGIC64);
+    out.extend_from_slice(&[VERSION, if checksum { FLAG_CRC } else { 0 }, 0, 0]);
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&(total as u64).to_le_bytes());
+    for &(key, _, _) in dir {
+        out.extend_from_slice(&key.to_le_bytes());
+    }
+    out.resize(start + offsets64_at(n), 0);
+    for &(_, off, _) in dir {
+        out.extend_from_slice(&(base as u64 + off).to_le_bytes());
+    }
+    for &(_, _, cum) in dir {
+        out.extend_from_slice(&cum.to_le_bytes());
+    }
+    out.resize(start + base, 0);
+    out.extend_from_slice(stage);
+    if checksum {
+        let crc = crc32c(&out[start..]);
+        out.extend_from_slice(&crc.to_le_bytes());
+    }
+    debug_assert_eq!(out.len(), start + total);
+    start..out.len()
+}
+
 impl Writer {
     /// Writes strictly ascending `u64` values in the 64-bit frozen format
     /// (`format-spec/FORMAT64.md`), appending to `out` (padded like
@@ -87,72 +149,8 @@ impl Writer {
         values: I,
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
-        let checksum = core::mem::replace(&mut self.checksum, false);
-        let mut stage = core::mem::take(&mut self.stage64);
-        let mut dir = core::mem::take(&mut self.dir64);
-        stage.clear();
-        dir.clear();
         let mut groups = Groups::new(values.into_iter());
-        let (mut len, mut has_bitset) = (0u64, false);
-        while let Some(hi) = groups.next_group() {
-            self.enc.reset();
-            // Values within a group are ascending (checked by `lows`).
-            let _ = self.enc.extend(groups.lows(hi));
-            if groups.err.is_some() {
-                break;
-            }
-            self.enc.close();
-            has_bitset |= self
-                .enc
-                .metas
-                .iter()
-                .any(|m| m.kind == ContainerKind::Bitset);
-            let r = self.finish_vec(&mut stage);
-            dir.push((hi, r.start as u64, len));
-            len += self.enc.count();
-        }
-        self.checksum = checksum;
-        let result = match groups.err.take() {
-            Some(e) => Err(e),
-            None => {
-                let n = dir.len();
-                // Buckets start 64-aligned so that their own alignment carries over.
-                let base = if n == 0 {
-                    buckets64_at(0)
-                } else {
-                    align_up(buckets64_at(n), BITSET_ALIGN)
-                };
-                let total = base + stage.len() + if checksum { TRAILER_LEN } else { 0 };
-                let start = super::pad(out, has_bitset);
-                out.reserve(total);
-                out.extend_from_slice(&MAGIC64);
-                out.extend_from_slice(&[VERSION, if checksum { FLAG_CRC } else { 0 }, 0, 0]);
-                out.extend_from_slice(&(n as u32).to_le_bytes());
-                out.extend_from_slice(&[0; 4]);
-                out.extend_from_slice(&(total as u64).to_le_bytes());
-                for &(key, _, _) in &dir {
-                    out.extend_from_slice(&key.to_le_bytes());
-                }
-                out.resize(start + offsets64_at(n), 0);
-                for &(_, off, _) in &dir {
-                    out.extend_from_slice(&(base as u64 + off).to_le_bytes());
-                }
-                for &(_, _, cum) in &dir {
-                    out.extend_from_slice(&cum.to_le_bytes());
-                }
-                out.resize(start + base, 0);
-                out.extend_from_slice(&stage);
-                if checksum {
-                    let crc = crc32c(&out[start..]);
-                    out.extend_from_slice(&crc.to_le_bytes());
-                }
-                debug_assert_eq!(out.len(), start + total);
-                Ok(start..out.len())
-            }
-        };
-        self.stage64 = stage;
-        self.dir64 = dir;
-        result
+        self.frozen64_from(out, |enc| groups.encode_next(enc))
     }
 
     /// Writes strictly ascending `u64` values in the 64-bit portable format (what CRoaring
@@ -179,26 +177,77 @@ impl Writer {
         values: I,
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
+        let mut groups = Groups::new(values.into_iter());
+        self.portable64_from(out, |enc| groups.encode_next(enc))
+    }
+
+    /// Writes a 64-bit frozen bitmap whose buckets `next` encodes one by one into the
+    /// encoder (closed), returning each bucket's key, `None` at the end.
+    pub(super) fn frozen64_from(
+        &mut self,
+        out: &mut Vec<u8>,
+        mut next: impl FnMut(&mut Encoder) -> Result<Option<u32>, Error>,
+    ) -> Result<Range<usize>, Error> {
+        let checksum = core::mem::replace(&mut self.checksum, false);
+        let mut stage = core::mem::take(&mut self.stage64);
+        let mut dir = core::mem::take(&mut self.dir64);
+        stage.clear();
+        dir.clear();
+        let (mut len, mut has_bitset) = (0u64, false);
+        let mut failed = None;
+        loop {
+            match next(&mut self.enc) {
+                Ok(Some(key)) => {
+                    has_bitset |= self
+                        .enc
+                        .metas
+                        .iter()
+                        .any(|m| m.kind == ContainerKind::Bitset);
+                    let r = self.finish_vec(&mut stage);
+                    dir.push((key, r.start as u64, len));
+                    len += self.enc.count();
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        self.checksum = checksum;
+        let result = match failed {
+            Some(e) => Err(e),
+            None => Ok(emit_frozen64(&dir, &stage, has_bitset, checksum, out)),
+        };
+        self.stage64 = stage;
+        self.dir64 = dir;
+        result
+    }
+
+    /// Writes a 64-bit portable bitmap whose buckets `next` encodes one by one.
+    pub(super) fn portable64_from(
+        &mut self,
+        out: &mut Vec<u8>,
+        mut next: impl FnMut(&mut Encoder) -> Result<Option<u32>, Error>,
+    ) -> Result<Range<usize>, Error> {
         let start = out.len();
         out.extend_from_slice(&[0; 8]);
-        let mut groups = Groups::new(values.into_iter());
         let mut n = 0u64;
-        while let Some(hi) = groups.next_group() {
-            self.enc.reset();
-            let _ = self.enc.extend(groups.lows(hi));
-            if groups.err.is_some() {
-                break;
+        loop {
+            match next(&mut self.enc) {
+                Ok(Some(key)) => {
+                    out.extend_from_slice(&key.to_le_bytes());
+                    let src = Encoded(&self.enc);
+                    out.reserve(portable::size(&src));
+                    portable::emit(&src, out);
+                    n += 1;
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    out.truncate(start);
+                    return Err(e);
+                }
             }
-            self.enc.close();
-            out.extend_from_slice(&hi.to_le_bytes());
-            let src = Encoded(&self.enc);
-            out.reserve(portable::size(&src));
-            portable::emit(&src, out);
-            n += 1;
-        }
-        if let Some(e) = groups.err.take() {
-            out.truncate(start);
-            return Err(e);
         }
         out[start..start + 8].copy_from_slice(&n.to_le_bytes());
         Ok(start..out.len())
