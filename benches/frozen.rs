@@ -232,6 +232,7 @@ fn cr_view(buf: &[u8], b: &Bitmap) -> BitmapView<'static> {
 
 fn bench_dataset(c: &mut Criterion, d: &Dataset) {
     let p: &'static Prepared = Box::leak(Box::new(prepare(d)));
+    bench_portable(c, d, p);
     let n = d.sets.len();
     let group_name = d.name.clone();
     let mut g = c.benchmark_group(&group_name);
@@ -516,6 +517,209 @@ fn bench_dataset(c: &mut Criterion, d: &Dataset) {
             p.rr.windows(2)
                 .map(|w| w[0].intersection_len(&w[1]))
                 .sum::<u64>()
+        })
+    });
+    g.finish();
+}
+
+/// The portable format: opening and querying CRoaring's portable bytes in place (vs our
+/// frozen views of the same sets, CRoaring's portable view and roaring-rs), portable
+/// serialization, and frozen <-> portable conversion vs memcpy of the output.
+fn bench_portable(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
+    let n = d.sets.len();
+    let group_name = format!("{}.portable", d.name);
+    let mut g = c.benchmark_group(&group_name);
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    let frozen: Vec<FrozenBitmap<'static>> = p
+        .frozen
+        .iter()
+        .map(|f| FrozenBitmap::from_bytes(f).unwrap())
+        .collect();
+    let portable: Vec<FrozenBitmap<'static>> = p
+        .cr_portable
+        .iter()
+        .map(|f| FrozenBitmap::from_bytes(f).unwrap())
+        .collect();
+    // SAFETY: bytes produced by CRoaring's portable serializer, alive for the whole run.
+    let cr_pviews: Vec<BitmapView<'static>> = p
+        .cr_portable
+        .iter()
+        .map(|f| unsafe { BitmapView::deserialize::<Portable>(f) })
+        .collect();
+
+    let mut open_ours = || {
+        for f in &p.cr_portable {
+            black_box(FrozenBitmap::from_bytes(black_box(f)).unwrap());
+        }
+    };
+    record_allocs(
+        &group_name,
+        "open/frozen-roaring-checked",
+        n,
+        &mut open_ours,
+    );
+    g.bench_function("open/frozen-roaring-checked", |b| b.iter(&mut open_ours));
+    let mut open_cr = || {
+        for f in &p.cr_portable {
+            // SAFETY: bytes produced by CRoaring's portable serializer.
+            black_box(unsafe { BitmapView::deserialize::<Portable>(black_box(f)) });
+        }
+    };
+    g.bench_function("open/croaring-portable-view", |b| b.iter(&mut open_cr));
+    let mut open_rr = || {
+        for f in &p.cr_portable {
+            black_box(RoaringBitmap::deserialize_from(black_box(&f[..])).unwrap());
+        }
+    };
+    g.bench_function("open/roaring-rs-deserialize", |b| b.iter(&mut open_rr));
+
+    for (name, views) in [("portable", &portable), ("frozen", &frozen)] {
+        g.bench_function(format!("contains/{name}"), |b| {
+            b.iter(|| {
+                views
+                    .iter()
+                    .map(|v| p.probes.iter().filter(|&&x| v.contains(x)).count())
+                    .sum::<usize>()
+            })
+        });
+        g.bench_function(format!("rank/{name}"), |b| {
+            b.iter(|| {
+                views
+                    .iter()
+                    .map(|v| p.probes.iter().step_by(8).map(|&x| v.rank(x)).sum::<u64>())
+                    .sum::<u64>()
+            })
+        });
+        g.bench_function(format!("iterate/{name}"), |b| {
+            b.iter(|| {
+                views
+                    .iter()
+                    .map(|v| v.iter().fold(0u64, |a, x| a.wrapping_add(u64::from(x))))
+                    .sum::<u64>()
+            })
+        });
+        g.bench_function(format!("intersection_len/{name}"), |b| {
+            b.iter(|| {
+                views
+                    .windows(2)
+                    .map(|w| w[0].intersection_len(&w[1]))
+                    .sum::<u64>()
+            })
+        });
+    }
+    g.bench_function("contains/croaring-portable-view", |b| {
+        b.iter(|| {
+            cr_pviews
+                .iter()
+                .map(|v| p.probes.iter().filter(|&&x| v.contains(x)).count())
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("intersection_len/croaring-portable-view", |b| {
+        b.iter(|| {
+            cr_pviews
+                .windows(2)
+                .map(|w| w[0].and_cardinality(&w[1]))
+                .sum::<u64>()
+        })
+    });
+
+    // --- portable serialization from sorted values, into a reused buffer
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    let mut build_ours = || {
+        for s in &d.sets {
+            out.clear();
+            black_box(
+                w.write_portable_sorted(s.iter().copied(), &mut out)
+                    .unwrap(),
+            );
+        }
+    };
+    record_allocs(&group_name, "build/frozen-roaring", n, &mut build_ours);
+    g.bench_function("build/frozen-roaring", |b| b.iter(&mut build_ours));
+    let mut out = Vec::new();
+    g.bench_function("build/croaring", |b| {
+        b.iter(|| {
+            for s in &d.sets {
+                let mut bm = Bitmap::of(s);
+                bm.run_optimize();
+                out.clear();
+                black_box(bm.serialize_into_vec::<Portable>(&mut out).len());
+            }
+        })
+    });
+    g.bench_function("build/roaring-rs", |b| {
+        b.iter(|| {
+            for s in &d.sets {
+                let mut bm = RoaringBitmap::from_sorted_iter(s.iter().copied()).unwrap();
+                bm.optimize();
+                out.clear();
+                bm.serialize_into(&mut out).unwrap();
+                black_box(out.len());
+            }
+        })
+    });
+    // --- serializing an existing bitmap (ours: a frozen view) into portable bytes
+    let mut w = Writer::new();
+    let mut to_portable = || {
+        for v in &frozen {
+            out.clear();
+            black_box(w.write_portable(v, &mut out).unwrap());
+        }
+    };
+    record_allocs(
+        &group_name,
+        "convert/frozen-to-portable",
+        n,
+        &mut to_portable,
+    );
+    g.bench_function("convert/frozen-to-portable", |b| b.iter(&mut to_portable));
+    let mut out = Vec::new();
+    g.bench_function("convert/memcpy-portable", |b| {
+        b.iter(|| {
+            for f in &p.cr_portable {
+                out.clear();
+                out.extend_from_slice(black_box(f));
+            }
+            black_box(out.len())
+        })
+    });
+    let mut to_frozen = || {
+        for v in &portable {
+            out.clear();
+            black_box(w.write_frozen(v, &mut out).unwrap());
+        }
+    };
+    record_allocs(&group_name, "convert/portable-to-frozen", n, &mut to_frozen);
+    g.bench_function("convert/portable-to-frozen", |b| b.iter(&mut to_frozen));
+    let mut out = Vec::new();
+    g.bench_function("convert/memcpy-frozen", |b| {
+        b.iter(|| {
+            for f in &p.frozen {
+                out.clear();
+                out.extend_from_slice(black_box(f));
+            }
+            black_box(out.len())
+        })
+    });
+    g.bench_function("serialize/croaring-portable", |b| {
+        b.iter(|| {
+            for bm in &p.cr {
+                out.clear();
+                black_box(bm.serialize_into_vec::<Portable>(&mut out).len());
+            }
+        })
+    });
+    g.bench_function("serialize/roaring-rs", |b| {
+        b.iter(|| {
+            for bm in &p.rr {
+                out.clear();
+                bm.serialize_into(&mut out).unwrap();
+                black_box(out.len());
+            }
         })
     });
     g.finish();

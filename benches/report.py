@@ -45,6 +45,7 @@ def main():
     groups = sorted(
         g for g in os.listdir(ROOT)
         if os.path.isdir(os.path.join(ROOT, g)) and g not in ("report", "seedbench")
+        and not g.endswith(".portable")
         and median(g, "build/frozen-roaring") is not None
     )
     allocs = allocations()
@@ -84,6 +85,32 @@ def main():
             ratio(m("open/frozen-roaring-unchecked"), m("open/frozen-roaring-checked")),
             ratio(m("open/croaring-portable-view"), m("open/frozen-roaring-checked")),
         ]) + " |")
+    pgroups = [g for g in groups if median(g + ".portable", "build/frozen-roaring") is not None]
+    if pgroups:
+        print("\nThe portable format. Our views over CRoaring's portable bytes: portable-view time ÷")
+        print("frozen-view time of the same sets (1.00 = as fast; above 1 = portable slower), and peers ÷")
+        print("ours as above; conversions ÷ memcpy of the output bytes:\n")
+        print("| dataset | contains portable÷frozen | iterate portable÷frozen | intersection_len portable÷frozen | rank portable÷frozen | open: croaring portable view ÷ ours | open: roaring-rs ÷ ours | contains: croaring portable view ÷ ours | intersection_len: croaring portable view ÷ ours | build portable: croaring ÷ ours | build portable: roaring-rs ÷ ours | frozen→portable ÷ memcpy | portable→frozen ÷ memcpy | croaring serialize ÷ our frozen→portable | roaring-rs serialize ÷ our frozen→portable |")
+        print("| --- |" + " ---: |" * 14)
+        for g in pgroups:
+            m = lambda b: median(g + ".portable", b)
+            print("| " + " | ".join([
+                g,
+                ratio(m("contains/portable"), m("contains/frozen")),
+                ratio(m("iterate/portable"), m("iterate/frozen")),
+                ratio(m("intersection_len/portable"), m("intersection_len/frozen")),
+                ratio(m("rank/portable"), m("rank/frozen")),
+                ratio(m("open/croaring-portable-view"), m("open/frozen-roaring-checked")),
+                ratio(m("open/roaring-rs-deserialize"), m("open/frozen-roaring-checked")),
+                ratio(m("contains/croaring-portable-view"), m("contains/portable")),
+                ratio(m("intersection_len/croaring-portable-view"), m("intersection_len/portable")),
+                ratio(m("build/croaring"), m("build/frozen-roaring")),
+                ratio(m("build/roaring-rs"), m("build/frozen-roaring")),
+                ratio(m("convert/frozen-to-portable"), m("convert/memcpy-portable")),
+                ratio(m("convert/portable-to-frozen"), m("convert/memcpy-frozen")),
+                ratio(m("serialize/croaring-portable"), m("convert/frozen-to-portable")),
+                ratio(m("serialize/roaring-rs"), m("convert/frozen-to-portable")),
+            ]) + " |")
     if allocs:
         print("\nHeap allocations per bitmap (per pair for intersection_len), steady state:\n")
         names = ["build/frozen-roaring", "build/croaring", "build/roaring-rs", "reencode/frozen-roaring",

@@ -9,6 +9,14 @@
 //!   buffers: zero allocations per bitmap in steady state, payloads copied in bulk.
 //! - [`FrozenBitmap`] is a `Copy` view over `&[u8]` with the query API of roaring-rs:
 //!   `contains`, `len`, `rank`, `select`, `iter`, `intersection_len`, `is_subset`, ...
+//! - Interchange: the same views read the RoaringFormatSpec **portable** format that
+//!   CRoaring, Java, Go and roaring-rs write (see [`Format`]), in place; the writer produces
+//!   it byte-identical to CRoaring ([`Writer::write_portable_sorted`]) and converts both
+//!   ways keeping container kinds ([`Writer::write_portable`], [`Writer::write_frozen`]).
+//! - 64-bit sets: [`FrozenBitmap64`] reads the 64-bit portable format (Iceberg / Delta Lake
+//!   deletion vectors, CRoaring `roaring64`, roaring-rs `RoaringTreemap`) and a 64-bit
+//!   frozen format with an indexed directory; [`Writer::write_sorted64`] and
+//!   [`Writer::write_portable_sorted64`] write them.
 //!
 //! # Example
 //!
@@ -47,6 +55,9 @@
 //! - `std` (default): `std::io::Write` output, hardware CRC32C. Implies `alloc`.
 //! - `alloc`: the [`Writer`] and [`FrozenBitmap::to_vec`]. Without it (`no_std`), views
 //!   and every query remain available.
+//! - `roaring`: write straight from roaring-rs `RoaringBitmap` / `RoaringTreemap`
+//!   (`Writer::write_roaring`, `write_portable_roaring`, `write_treemap`,
+//!   `write_portable_treemap`) and convert views back (`to_roaring`, `to_treemap`).
 //!
 //! [spec]: https://github.com/frozen-roaring/frozen-roaring/blob/main/format-spec/FORMAT.md
 

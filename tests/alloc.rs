@@ -188,3 +188,73 @@ fn the_counter_counts() {
     });
     assert!(n >= 1, "a fresh output vector must allocate");
 }
+
+#[test]
+fn portable_and_64_bit_paths_allocate_nothing_in_steady_state() {
+    let sets = corpus();
+    let wide: Vec<Vec<u64>> = sets
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.iter()
+                .map(|&v| ((i as u64 % 3) << 32) | u64::from(v))
+                .chain(s.iter().take(100).map(|&v| (9u64 << 32) | u64::from(v)))
+                .collect()
+        })
+        .collect();
+    let mut writer = Writer::new();
+    let mut portable: Vec<Vec<u8>> = Vec::new();
+    let mut frozen: Vec<Vec<u8>> = Vec::new();
+    for s in &sets {
+        let (mut p, mut f) = (Vec::new(), Vec::new());
+        writer
+            .write_portable_sorted(s.iter().copied(), &mut p)
+            .unwrap();
+        writer.write_sorted(s.iter().copied(), &mut f).unwrap();
+        portable.push(p);
+        frozen.push(f);
+    }
+    let mut out = Vec::new();
+    let mut run = |writer: &mut Writer, out: &mut Vec<u8>| {
+        for (i, s) in sets.iter().enumerate() {
+            out.clear();
+            writer
+                .write_portable_sorted(s.iter().copied(), out)
+                .unwrap();
+            out.clear();
+            let fv = FrozenBitmap::from_bytes(&frozen[i]).unwrap();
+            writer.write_portable(&fv, out).unwrap();
+            out.clear();
+            let pv = FrozenBitmap::from_bytes(&portable[i]).unwrap();
+            writer.write_frozen(&pv, out).unwrap();
+            out.clear();
+            writer.write_portable(&pv, out).unwrap();
+            out.clear();
+            writer.write_sorted64(wide[i].iter().copied(), out).unwrap();
+            let v = frozen_roaring::FrozenBitmap64::from_bytes(out).unwrap();
+            assert_eq!(v.len(), wide[i].len() as u64);
+            let _ = (
+                v.rank(5),
+                v.select(3),
+                v.contains(9 << 32),
+                v.iter().count(),
+            );
+            out.clear();
+            writer
+                .write_portable_sorted64(wide[i].iter().copied(), out)
+                .unwrap();
+            let v = frozen_roaring::FrozenBitmap64::from_bytes(out).unwrap();
+            let _ = (
+                v.rank(5),
+                v.select(3),
+                v.intersection_len(&v),
+                v.iter().count(),
+            );
+            let _ = (pv.len(), pv.rank(70_000), pv.select(100), pv.iter().count());
+            let _ = (pv.intersection_len(&fv), pv.is_subset(&fv));
+        }
+    };
+    run(&mut writer, &mut out); // warm-up
+    let ((), n) = allocations(|| run(&mut writer, &mut out));
+    assert_eq!(n, 0, "allocations in the portable and 64-bit paths");
+}

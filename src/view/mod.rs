@@ -18,6 +18,11 @@ use crate::format::{ContainerKind, FLAG_CRC, TRAILER_LEN};
 
 /// A read-only Roaring bitmap over borrowed bytes, queried in place.
 ///
+/// The bytes may be in this crate's frozen format or in the RoaringFormatSpec portable
+/// format written by CRoaring, Java, Go and roaring-rs; every constructor tells them apart by
+/// the first four bytes and every query works on both (see [`Format`] for the cost
+/// differences).
+///
 /// A `FrozenBitmap` is two words of directory slices over a `&[u8]`: it is `Copy`, never
 /// allocates, and works on a slice at any address (no alignment needed). Open one with
 ///
