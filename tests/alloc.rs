@@ -215,7 +215,7 @@ fn portable_and_64_bit_paths_allocate_nothing_in_steady_state() {
         frozen.push(f);
     }
     let mut out = Vec::new();
-    let mut run = |writer: &mut Writer, out: &mut Vec<u8>| {
+    let run = |writer: &mut Writer, out: &mut Vec<u8>| {
         for (i, s) in sets.iter().enumerate() {
             out.clear();
             writer
