@@ -72,6 +72,8 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(feature = "alloc")]
+mod algebra;
 mod cast;
 #[allow(unsafe_code)]
 #[macro_use]
@@ -88,6 +90,8 @@ mod write;
 #[cfg(all(test, feature = "alloc"))]
 mod tests;
 
+#[cfg(feature = "alloc")]
+pub use algebra::FrozenBitmapBuf;
 pub use error::{Error, ErrorKind};
 pub use format::ContainerKind;
 pub use view::{Format, FrozenBitmap, Iter, Statistics};

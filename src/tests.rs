@@ -209,3 +209,87 @@ fn accelerated_kernels_match_scalar() {
         }
     }
 }
+
+/// The three encodings of one set of low parts, as stored little-endian.
+fn kinds_of(
+    lows: &[u16],
+) -> (
+    Vec<crate::cast::U16>,
+    Vec<crate::cast::U64>,
+    Vec<crate::cast::RunLE>,
+) {
+    use crate::cast::{RunLE, U16, U64};
+    let mut words = alloc::vec![U64::new(0); crate::cast::BITSET_WORDS];
+    for &v in lows {
+        let w = &mut words[usize::from(v >> 6)];
+        *w = U64::new(w.get() | 1 << (v & 63));
+    }
+    let mut runs = Vec::new();
+    crate::write::encode::array_runs(lows, |s, e| {
+        runs.push(RunLE {
+            start: U16::new(s),
+            len_minus_one: U16::new(e - s),
+        })
+    });
+    (as_le(lows), words, runs)
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn accelerated_set_kernels_match_scalar() {
+    use crate::algebra::{kernels, scratch::Scratch, Op};
+    use crate::container::Container;
+    use crate::write::encode::Encoder;
+    let mut sets: Vec<Vec<u16>> = (0..8u64)
+        .map(|seed| random_lows(seed, [5, 300, 4000, 9000][seed as usize % 4]))
+        .collect();
+    sets.push((0..=u16::MAX).collect());
+    sets.push((100..3000).chain(5000..5100).collect());
+    let encoded: Vec<_> = sets.iter().map(|s| kinds_of(s)).collect();
+    let mut s = Scratch::new();
+    let (mut e1, mut e2) = (Encoder::new(), Encoder::new());
+    for (a, b) in encoded
+        .iter()
+        .flat_map(|a| encoded.iter().map(move |b| (a, b)))
+    {
+        let ca = [
+            Container::Array(&a.0),
+            Container::Bitset(a.1[..].try_into().unwrap()),
+            Container::Run(&a.2),
+        ];
+        let cb = [
+            Container::Array(&b.0),
+            Container::Bitset(b.1[..].try_into().unwrap()),
+            Container::Run(&b.2),
+        ];
+        for op in [Op::And, Op::Or, Op::AndNot, Op::Xor] {
+            for &x in ca
+                .iter()
+                .filter(|c| !matches!(c, Container::Array(v) if v.len() > 4096))
+            {
+                for &y in cb
+                    .iter()
+                    .filter(|c| !matches!(c, Container::Array(v) if v.len() > 4096))
+                {
+                    e1.reset();
+                    e2.reset();
+                    kernels::binary(op, x, y, &mut s);
+                    s.emit(7, &mut e1);
+                    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+                    crate::simd::x86::force_baseline(true);
+                    kernels::binary(op, x, y, &mut s);
+                    s.emit(7, &mut e2);
+                    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+                    crate::simd::x86::force_baseline(false);
+                    assert_eq!(e1.payload, e2.payload, "{op:?}");
+                    assert_eq!(e1.metas.len(), e2.metas.len());
+                    // Every representation of the same operands gives the same bytes.
+                    kernels::binary(op, ca[1], cb[1], &mut s);
+                    e2.reset();
+                    s.emit(7, &mut e2);
+                    assert_eq!(e1.payload, e2.payload, "{op:?} vs the bitset path");
+                }
+            }
+        }
+    }
+}

@@ -258,3 +258,58 @@ fn portable_and_64_bit_paths_allocate_nothing_in_steady_state() {
     let ((), n) = allocations(|| run(&mut writer, &mut out));
     assert_eq!(n, 0, "allocations in the portable and 64-bit paths");
 }
+
+#[test]
+fn set_operations_allocate_nothing_in_steady_state() {
+    let sets = corpus();
+    let bytes: Vec<Vec<u8>> = sets
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut out = Vec::new();
+            let mut w = Writer::new();
+            if i % 2 == 0 {
+                w.write_sorted(s.iter().copied(), &mut out).unwrap();
+            } else {
+                w.write_portable_sorted(s.iter().copied(), &mut out)
+                    .unwrap();
+            }
+            out
+        })
+        .collect();
+    let views: Vec<FrozenBitmap> = bytes
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let mut writer = Writer::new();
+    let mut out = Vec::new();
+    let run = |writer: &mut Writer, out: &mut Vec<u8>| {
+        let mut total = 0;
+        for a in &views {
+            for b in &views {
+                out.clear();
+                total += writer.intersection_into(a, b, out).unwrap().len();
+                out.clear();
+                total += writer.union_into(a, b, out).unwrap().len();
+                out.clear();
+                total += writer.difference_into(a, b, out).unwrap().len();
+                out.clear();
+                total += writer.symmetric_difference_into(a, b, out).unwrap().len();
+            }
+        }
+        out.clear();
+        total += writer.union_many_into(&views, out).unwrap().len();
+        out.clear();
+        total += writer
+            .intersection_many_into(views.iter(), out)
+            .unwrap()
+            .len();
+        total += writer.union_many_len(&views[..3]) as usize;
+        total += writer.intersection_many_len(views.iter().copied()) as usize;
+        total
+    };
+    run(&mut writer, &mut out); // warm-up
+    let (total, n) = allocations(|| run(&mut writer, &mut out));
+    assert!(total > 0);
+    assert_eq!(n, 0, "allocations in the set operations");
+}

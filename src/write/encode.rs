@@ -230,8 +230,7 @@ impl Encoder {
 }
 
 /// Sets bits `s..=e` of a bitset, a word at a time.
-#[cfg(feature = "roaring")]
-fn fill_bits(bits: &mut [u64; BITSET_WORDS], s: u16, e: u16) {
+pub(crate) fn fill_bits(bits: &mut [u64; BITSET_WORDS], s: u16, e: u16) {
     let (ws, we) = (usize::from(s >> 6), usize::from(e >> 6));
     let first = u64::MAX << (s & 63);
     let last = u64::MAX >> (63 - (e & 63));
@@ -246,7 +245,7 @@ fn fill_bits(bits: &mut [u64; BITSET_WORDS], s: u16, e: u16) {
 
 /// Maximal runs in strictly increasing values.
 #[inline]
-fn count_array_runs(values: impl Iterator<Item = u16>) -> u32 {
+pub(crate) fn count_array_runs(values: impl Iterator<Item = u16>) -> u32 {
     let mut runs = 0u32;
     let mut next = u32::MAX; // never equal to a u16
     for v in values {
@@ -258,7 +257,7 @@ fn count_array_runs(values: impl Iterator<Item = u16>) -> u32 {
 
 /// Maximal runs of set bits in a bitset given as words.
 #[inline]
-fn count_bitset_runs(words: impl Iterator<Item = u64>) -> u32 {
+pub(crate) fn count_bitset_runs(words: impl Iterator<Item = u64>) -> u32 {
     let mut runs = 0u32;
     let mut carry = 0u64; // top bit of the previous word
     for w in words {
@@ -270,14 +269,14 @@ fn count_bitset_runs(words: impl Iterator<Item = u64>) -> u32 {
 }
 
 #[inline]
-fn push_run(out: &mut Vec<u8>, start: u16, end: u16) {
+pub(crate) fn push_run(out: &mut Vec<u8>, start: u16, end: u16) {
     let [a, b] = start.to_le_bytes();
     let [c, d] = (end - start).to_le_bytes();
     out.extend_from_slice(&[a, b, c, d]);
 }
 
 /// Calls `f(start, end)` for each maximal run of strictly increasing `values`.
-fn array_runs(values: &[u16], mut f: impl FnMut(u16, u16)) {
+pub(crate) fn array_runs(values: &[u16], mut f: impl FnMut(u16, u16)) {
     let Some((&first, rest)) = values.split_first() else {
         return;
     };

@@ -1,9 +1,10 @@
 //! [`Writer`]: encodes bitmaps in the frozen format with reusable buffers.
 
-mod encode;
+pub(crate) mod encode;
 mod portable;
 #[cfg(feature = "roaring")]
 mod roaring_rs;
+mod setops;
 mod wide;
 
 use alloc::vec::Vec;
@@ -46,6 +47,14 @@ pub struct Writer {
     stage64: Vec<u8>,
     /// `(key, offset in stage64, cumulative count)` per bucket.
     dir64: Vec<(u32, u64, u64)>,
+    /// The result container of a set operation under construction.
+    scratch: crate::algebra::scratch::Scratch,
+    /// Inputs of a many-way operation (emptied between calls; only the allocation stays).
+    views: Vec<FrozenBitmap<'static>>,
+    /// Per-input container positions of a many-way operation.
+    cursors: Vec<usize>,
+    /// Inputs holding the current key in a many-way union.
+    hits: Vec<usize>,
 }
 
 impl Default for Writer {
@@ -208,6 +217,10 @@ impl Writer {
             staging: Vec::new(),
             stage64: Vec::new(),
             dir64: Vec::new(),
+            scratch: crate::algebra::scratch::Scratch::new(),
+            views: Vec::new(),
+            cursors: Vec::new(),
+            hits: Vec::new(),
         }
     }
 

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 use frozen_roaring::{FrozenBitmap, Writer};
 
+pub mod strategies;
+
 /// SplitMix64: a small deterministic generator for test data.
 pub struct Rng(pub u64);
 

@@ -1,0 +1,532 @@
+//! Materializing kernels: one binary operation on two containers of any kinds, written into
+//! a [`Scratch`] in the representation that suits the pair — sorted values for results
+//! bounded by an array, word-wise bitset operations (popcount for the cardinality), and
+//! interval arithmetic on runs, which are never expanded to values. Compiled twice (baseline
+//! and x86-64-v3, see `simd.rs`), so the word loops run on AVX2 and `popcnt` where present.
+
+use super::scratch::{push_run, Scratch};
+use super::Op;
+use crate::cast::{BitsetLE, RunLE, BITSET_WORDS, U16};
+use crate::container::Container;
+use crate::write::encode::fill_bits;
+
+/// Size ratio above which sorted-array kernels gallop through the larger array.
+const GALLOP_RATIO: usize = 32;
+
+crate::simd::dispatch! {
+    /// `s = a op b`.
+    pub(crate) fn binary(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) -> () => binary_impl;
+}
+
+crate::simd::dispatch! {
+    /// `s = s ∪ c` with `s` a bitset (many-way union accumulates this way).
+    pub(crate) fn or_into_bits(c: Container<'_>, s: &mut Scratch) -> () => or_into_bits_impl;
+}
+
+crate::simd::dispatch! {
+    /// `s = s ∩ c`, in place (many-way intersection).
+    pub(crate) fn and_in_place(c: Container<'_>, s: &mut Scratch) -> () => and_in_place_impl;
+}
+
+crate::simd::dispatch! {
+    /// Counts the bits of `s.bits` into `s.card` and marks the scratch as a bitset.
+    pub(crate) fn finish_bits(s: &mut Scratch) -> () => finish_bits_impl;
+}
+
+#[inline(always)]
+fn finish_bits_impl(s: &mut Scratch) {
+    s.set_bits();
+}
+
+#[inline(always)]
+fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
+    use Container::*;
+    s.clear();
+    match (op, a, b) {
+        // --- array ∘ array: merges (or galloping) into sorted values
+        (_, Array(x), Array(y)) => {
+            s.lows.clear();
+            match op {
+                Op::And => and_aa(x, y, &mut s.lows),
+                Op::Or => merge_aa::<true, true, true>(x, y, &mut s.lows),
+                Op::AndNot => andnot_aa(x, y, &mut s.lows),
+                Op::Xor => merge_aa::<true, false, true>(x, y, &mut s.lows),
+            }
+            s.set_lows();
+        }
+        // --- array ∘ bitset
+        (Op::And, Array(x), Bitset(y)) | (Op::And, Bitset(y), Array(x)) => {
+            s.lows.clear();
+            s.lows
+                .extend(x.iter().map(|v| v.get()).filter(|&v| bit(y, v)));
+            s.set_lows();
+        }
+        (Op::AndNot, Array(x), Bitset(y)) => {
+            s.lows.clear();
+            s.lows
+                .extend(x.iter().map(|v| v.get()).filter(|&v| !bit(y, v)));
+            s.set_lows();
+        }
+        (_, Array(x), Bitset(y)) | (_, Bitset(y), Array(x)) => {
+            // Or, Xor (commutative), and bitset − array.
+            copy_bits(&mut s.bits, y);
+            for v in x {
+                let v = v.get();
+                let (w, m) = (usize::from(v >> 6), 1u64 << (v & 63));
+                match op {
+                    Op::Or => s.bits[w] |= m,
+                    Op::Xor => s.bits[w] ^= m,
+                    _ => s.bits[w] &= !m,
+                }
+            }
+            s.set_bits();
+        }
+        // --- array ∘ run
+        (Op::And, Array(x), Run(y)) | (Op::And, Run(y), Array(x)) => {
+            s.lows.clear();
+            filter_by_runs::<true>(x, y, &mut s.lows);
+            s.set_lows();
+        }
+        (Op::AndNot, Array(x), Run(y)) => {
+            s.lows.clear();
+            filter_by_runs::<false>(x, y, &mut s.lows);
+            s.set_lows();
+        }
+        (Op::Or, Array(x), Run(y)) | (Op::Or, Run(y), Array(x)) => {
+            s.runs.clear();
+            merge_runs(
+                x.iter().map(|v| (v.get(), v.get())),
+                y.iter().map(run),
+                &mut s.runs,
+            );
+            s.set_runs();
+        }
+        (Op::AndNot, Run(x), Array(y)) => {
+            s.runs.clear();
+            runs_minus_values(x, y, &mut s.runs);
+            s.set_runs();
+        }
+        (_, Array(x), Run(y)) | (_, Run(y), Array(x)) => {
+            // Xor.
+            fill_runs(&mut s.bits, y);
+            for v in x {
+                let v = v.get();
+                s.bits[usize::from(v >> 6)] ^= 1 << (v & 63);
+            }
+            s.set_bits();
+        }
+        // --- bitset ∘ bitset: word-wise
+        (_, Bitset(x), Bitset(y)) => {
+            for ((d, p), q) in s.bits.iter_mut().zip(x.iter()).zip(y.iter()) {
+                let (p, q) = (p.get(), q.get());
+                *d = match op {
+                    Op::And => p & q,
+                    Op::Or => p | q,
+                    Op::AndNot => p & !q,
+                    Op::Xor => p ^ q,
+                };
+            }
+            s.set_bits();
+        }
+        // --- bitset ∘ run: word-wise over the runs' spans
+        (Op::And, Bitset(x), Run(y)) | (Op::And, Run(y), Bitset(x)) => {
+            for r in y {
+                let (st, en) = run(r);
+                copy_range(&mut s.bits, x, st, en);
+            }
+            s.set_bits();
+        }
+        (Op::AndNot, Run(x), Bitset(y)) => {
+            fill_runs(&mut s.bits, x);
+            for (d, q) in s.bits.iter_mut().zip(y.iter()) {
+                *d &= !q.get();
+            }
+            s.set_bits();
+        }
+        (_, Bitset(x), Run(y)) | (_, Run(y), Bitset(x)) => {
+            // Or, Xor, and bitset − run.
+            copy_bits(&mut s.bits, x);
+            for r in y {
+                let (st, en) = run(r);
+                let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
+                for w in ws..=we {
+                    let m = range_mask(st, en, w);
+                    match op {
+                        Op::Or => s.bits[w] |= m,
+                        Op::Xor => s.bits[w] ^= m,
+                        _ => s.bits[w] &= !m,
+                    }
+                }
+            }
+            s.set_bits();
+        }
+        // --- run ∘ run: interval arithmetic
+        (Op::Xor, Run(x), Run(y)) => {
+            fill_runs(&mut s.bits, x);
+            for r in y {
+                let (st, en) = run(r);
+                let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
+                for w in ws..=we {
+                    s.bits[w] ^= range_mask(st, en, w);
+                }
+            }
+            s.set_bits();
+        }
+        (_, Run(x), Run(y)) => {
+            s.runs.clear();
+            match op {
+                Op::And => and_runs(x.iter().map(run), y.iter().map(run), &mut s.runs),
+                Op::Or => merge_runs(x.iter().map(run), y.iter().map(run), &mut s.runs),
+                _ => andnot_runs(x.iter().map(run), y.iter().map(run), &mut s.runs),
+            }
+            s.set_runs();
+        }
+    }
+}
+
+#[inline(always)]
+fn or_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
+    match c {
+        Container::Array(a) => {
+            for v in a {
+                let v = v.get();
+                s.bits[usize::from(v >> 6)] |= 1 << (v & 63);
+            }
+        }
+        Container::Bitset(b) => {
+            for (d, w) in s.bits.iter_mut().zip(b.iter()) {
+                *d |= w.get();
+            }
+        }
+        Container::Run(r) => fill_runs(&mut s.bits, r),
+    }
+}
+
+#[inline(always)]
+fn and_in_place_impl(c: Container<'_>, s: &mut Scratch) {
+    use super::scratch::Repr;
+    match (s.repr, c) {
+        (Repr::Empty, _) => {}
+        (Repr::Lows, Container::Array(a)) => {
+            let mut k = 0;
+            let mut j = 0;
+            for i in 0..s.lows.len() {
+                let v = s.lows[i];
+                j = gallop(a, j, v);
+                if j < a.len() && a[j].get() == v {
+                    s.lows[k] = v;
+                    k += 1;
+                }
+            }
+            s.lows.truncate(k);
+            s.set_lows();
+        }
+        (Repr::Lows, Container::Bitset(b)) => {
+            s.lows.retain(|&v| bit(b, v));
+            s.set_lows();
+        }
+        (Repr::Lows, Container::Run(r)) => {
+            let mut i = 0;
+            s.lows.retain(|&v| {
+                while i < r.len() && run(&r[i]).1 < v {
+                    i += 1;
+                }
+                i < r.len() && run(&r[i]).0 <= v
+            });
+            s.set_lows();
+        }
+        (Repr::Bits, Container::Array(a)) => {
+            s.lows.clear();
+            s.lows
+                .extend(a.iter().map(|v| v.get()).filter(|&v| bit_u64(&s.bits, v)));
+            s.bits.fill(0);
+            s.set_lows();
+        }
+        (Repr::Bits, Container::Bitset(b)) => {
+            for (d, w) in s.bits.iter_mut().zip(b.iter()) {
+                *d &= w.get();
+            }
+            s.set_bits();
+        }
+        (Repr::Bits, Container::Run(r)) => {
+            fill_runs(&mut s.bits2, r);
+            for (d, m) in s.bits.iter_mut().zip(s.bits2.iter_mut()) {
+                *d &= *m;
+                *m = 0;
+            }
+            s.set_bits();
+        }
+        (Repr::Runs, Container::Array(a)) => {
+            s.lows.clear();
+            let runs = &s.runs;
+            let mut i = 0;
+            s.lows.extend(a.iter().map(|v| v.get()).filter(|&v| {
+                while i < runs.len() && runs[i].1 < v {
+                    i += 1;
+                }
+                i < runs.len() && runs[i].0 <= v
+            }));
+            s.set_lows();
+        }
+        (Repr::Runs, Container::Bitset(b)) => {
+            for &(st, en) in &s.runs {
+                copy_range(&mut s.bits, b, st, en);
+            }
+            s.set_bits();
+        }
+        (Repr::Runs, Container::Run(r)) => {
+            s.runs2.clear();
+            and_runs(s.runs.iter().copied(), r.iter().map(run), &mut s.runs2);
+            core::mem::swap(&mut s.runs, &mut s.runs2);
+            s.set_runs();
+        }
+    }
+}
+
+#[inline(always)]
+fn run(r: &RunLE) -> (u16, u16) {
+    (r.start() as u16, r.end() as u16)
+}
+
+#[inline(always)]
+fn bit(b: &BitsetLE, v: u16) -> bool {
+    (b[usize::from(v >> 6)].get() >> (v & 63)) & 1 != 0
+}
+
+#[inline(always)]
+fn bit_u64(b: &[u64; BITSET_WORDS], v: u16) -> bool {
+    (b[usize::from(v >> 6)] >> (v & 63)) & 1 != 0
+}
+
+#[inline(always)]
+fn copy_bits(d: &mut [u64; BITSET_WORDS], x: &BitsetLE) {
+    for (d, w) in d.iter_mut().zip(x.iter()) {
+        *d = w.get();
+    }
+}
+
+/// The bits of word `w` that lie in `st..=en`.
+#[inline(always)]
+fn range_mask(st: u16, en: u16, w: usize) -> u64 {
+    let lo = (w * 64) as u32;
+    let s = u32::from(st).max(lo) - lo;
+    let e = u32::from(en).min(lo + 63) - lo;
+    (u64::MAX << s) & (u64::MAX >> (63 - e))
+}
+
+/// Sets in `d` the bits of `x` that lie in `st..=en` (`d` is zero there).
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // the mask depends on the word index
+fn copy_range(d: &mut [u64; BITSET_WORDS], x: &BitsetLE, st: u16, en: u16) {
+    for w in usize::from(st >> 6)..=usize::from(en >> 6) {
+        d[w] |= x[w].get() & range_mask(st, en, w);
+    }
+}
+
+#[inline(always)]
+fn fill_runs(bits: &mut [u64; BITSET_WORDS], r: &[RunLE]) {
+    for x in r {
+        let (s, e) = run(x);
+        fill_bits(bits, s, e);
+    }
+}
+
+/// First index `>= lo` whose value is `>= v`, by exponential then binary search.
+#[inline(always)]
+fn gallop(large: &[U16], mut lo: usize, v: u16) -> usize {
+    let n = large.len();
+    if lo >= n || large[lo].get() >= v {
+        return lo;
+    }
+    let mut step = 1;
+    while lo + step < n && large[lo + step].get() < v {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(n);
+    lo + 1 + large[lo + 1..hi].partition_point(|x| x.get() < v)
+}
+
+#[inline(always)]
+fn and_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if small.len() * GALLOP_RATIO < large.len() {
+        let mut j = 0;
+        for v in small {
+            let v = v.get();
+            j = gallop(large, j, v);
+            if j == large.len() {
+                break;
+            }
+            if large[j].get() == v {
+                out.push(v);
+            }
+        }
+        return;
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < small.len() && j < large.len() {
+        let (x, y) = (small[i].get(), large[j].get());
+        if x == y {
+            out.push(x);
+        }
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+}
+
+#[inline(always)]
+fn andnot_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
+    if a.len() * GALLOP_RATIO < b.len() {
+        let mut j = 0;
+        for v in a {
+            let v = v.get();
+            j = gallop(b, j, v);
+            if j == b.len() || b[j].get() != v {
+                out.push(v);
+            }
+        }
+        return;
+    }
+    merge_aa::<true, false, false>(a, b, out);
+}
+
+/// Merge of two sorted arrays keeping values only in `a` (`A`), in both (`BOTH`) and only
+/// in `b` (`B`): union, symmetric difference and difference are instances.
+#[inline(always)]
+fn merge_aa<const A: bool, const BOTH: bool, const B: bool>(
+    a: &[U16],
+    b: &[U16],
+    out: &mut alloc::vec::Vec<u16>,
+) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i].get(), b[j].get());
+        if x < y {
+            if A {
+                out.push(x);
+            }
+            i += 1;
+        } else if y < x {
+            if B {
+                out.push(y);
+            }
+            j += 1;
+        } else {
+            if BOTH {
+                out.push(x);
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    if A {
+        out.extend(a[i..].iter().map(|v| v.get()));
+    }
+    if B {
+        out.extend(b[j..].iter().map(|v| v.get()));
+    }
+}
+
+/// Values of `a` inside (`IN`) or outside the runs `r`.
+#[inline(always)]
+fn filter_by_runs<const IN: bool>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::Vec<u16>) {
+    let mut i = 0;
+    for v in a {
+        let v = v.get();
+        while i < r.len() && run(&r[i]).1 < v {
+            i += 1;
+        }
+        let inside = i < r.len() && run(&r[i]).0 <= v;
+        if inside == IN {
+            out.push(v);
+        }
+    }
+}
+
+/// Union of two ascending run lists (values are runs of length 1).
+#[inline(always)]
+fn merge_runs(
+    a: impl Iterator<Item = (u16, u16)>,
+    b: impl Iterator<Item = (u16, u16)>,
+    out: &mut alloc::vec::Vec<(u16, u16)>,
+) {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => {
+                if x.0 <= y.0 {
+                    a.next()
+                } else {
+                    b.next()
+                }
+            }
+            (Some(_), None) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => return,
+        };
+        if let Some((s, e)) = next {
+            push_run(out, s, e);
+        }
+    }
+}
+
+/// Intersection of two ascending run lists.
+#[inline(always)]
+fn and_runs(
+    a: impl Iterator<Item = (u16, u16)>,
+    b: impl Iterator<Item = (u16, u16)>,
+    out: &mut alloc::vec::Vec<(u16, u16)>,
+) {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    while let (Some(&(s1, e1)), Some(&(s2, e2))) = (a.peek(), b.peek()) {
+        let (s, e) = (s1.max(s2), e1.min(e2));
+        if s <= e {
+            push_run(out, s, e);
+        }
+        if e1 <= e2 {
+            a.next();
+        } else {
+            b.next();
+        }
+    }
+}
+
+/// The runs of `a` minus the runs of `b`.
+#[inline(always)]
+fn andnot_runs(
+    a: impl Iterator<Item = (u16, u16)>,
+    b: impl Iterator<Item = (u16, u16)>,
+    out: &mut alloc::vec::Vec<(u16, u16)>,
+) {
+    let mut b = b.peekable();
+    for (s, e) in a {
+        let mut cur = u32::from(s);
+        let e = u32::from(e);
+        while cur <= e {
+            // Skip runs of b that end before `cur`.
+            while b.peek().is_some_and(|&(_, be)| u32::from(be) < cur) {
+                b.next();
+            }
+            match b.peek() {
+                Some(&(bs, be)) if u32::from(bs) <= e => {
+                    let bs = u32::from(bs);
+                    if bs > cur {
+                        push_run(out, cur as u16, (bs - 1) as u16);
+                    }
+                    cur = u32::from(be) + 1;
+                }
+                _ => {
+                    push_run(out, cur as u16, e as u16);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// The runs `r` minus the sorted values `v`.
+#[inline(always)]
+fn runs_minus_values(r: &[RunLE], v: &[U16], out: &mut alloc::vec::Vec<(u16, u16)>) {
+    andnot_runs(r.iter().map(run), v.iter().map(|x| (x.get(), x.get())), out);
+}

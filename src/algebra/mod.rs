@@ -1,0 +1,174 @@
+//! Set algebra on views: ∩ ∪ − ⊕ between any two bitmaps (frozen or portable format),
+//! pairwise and many-way, computed from the bytes container by container and written in the
+//! frozen format with canonical containers. The `Writer` methods (`intersection_into`, ...)
+//! live in `write/setops.rs`; this module holds the container kernels, the owned result
+//! type [`FrozenBitmapBuf`] and the operators.
+
+pub(crate) mod kernels;
+pub(crate) mod scratch;
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::ops::{BitAnd, BitOr, BitXor, Sub};
+
+use crate::view::FrozenBitmap;
+use crate::write::Writer;
+
+/// A binary set operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// Intersection.
+    And,
+    /// Union.
+    Or,
+    /// Difference (`a − b`).
+    AndNot,
+    /// Symmetric difference.
+    Xor,
+}
+
+/// A bitmap that owns its bytes (frozen format): the result of the convenience forms of the
+/// set operations ([`FrozenBitmap::intersection`], `&a & &b`, ...). Query it through
+/// [`as_view`](Self::as_view); keep its bytes with [`into_bytes`](Self::into_bytes).
+///
+/// ```
+/// use frozen_roaring::{FrozenBitmap, Writer};
+/// let mut w = Writer::new();
+/// let (mut a, mut b) = (Vec::new(), Vec::new());
+/// w.write_sorted([1, 2, 3, 100], &mut a)?;
+/// w.write_sorted([2, 3, 4], &mut b)?;
+/// let (a, b) = (FrozenBitmap::from_bytes(&a)?, FrozenBitmap::from_bytes(&b)?);
+/// let both = &a & &b;
+/// assert_eq!(both.as_view().to_vec(), [2, 3]);
+/// assert_eq!((&a | &b).len(), 5);
+/// assert_eq!((&a - &b).as_view().to_vec(), [1, 100]);
+/// assert_eq!((&a ^ &b).as_view().to_vec(), [1, 4, 100]);
+/// # Ok::<(), frozen_roaring::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct FrozenBitmapBuf {
+    bytes: Vec<u8>,
+}
+
+impl FrozenBitmapBuf {
+    /// Writes strictly ascending values into an owned bitmap.
+    ///
+    /// # Errors
+    ///
+    /// `NotAscending`, as [`Writer::write_sorted`].
+    pub fn from_sorted<I: IntoIterator<Item = u32>>(values: I) -> Result<Self, crate::Error> {
+        let mut bytes = Vec::new();
+        Writer::new().write_sorted(values, &mut bytes)?;
+        Ok(FrozenBitmapBuf { bytes })
+    }
+
+    /// Takes bytes that hold exactly one bitmap (either format), checking them as
+    /// [`FrozenBitmap::from_bytes`] does.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`FrozenBitmap::from_bytes`].
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, crate::Error> {
+        FrozenBitmap::from_bytes(&bytes)?;
+        Ok(FrozenBitmapBuf { bytes })
+    }
+
+    /// Wraps bytes a `Writer` just wrote from offset 0 (no check needed).
+    pub(crate) fn from_written(bytes: Vec<u8>) -> Self {
+        FrozenBitmapBuf { bytes }
+    }
+
+    /// The view of the bitmap.
+    #[inline]
+    pub fn as_view(&self) -> FrozenBitmap<'_> {
+        // The bytes were written by this crate or checked on construction: the checked
+        // constructor succeeds; the fallback is never taken.
+        FrozenBitmap::from_bytes(&self.bytes).unwrap_or_else(|_| crate::view::open::unchecked(&[]))
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> u64 {
+        self.as_view().len()
+    }
+
+    /// Whether the bitmap holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.as_view().is_empty()
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The bytes, to store.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+}
+
+impl AsRef<[u8]> for FrozenBitmapBuf {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl fmt::Debug for FrozenBitmapBuf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_view().fmt(f)
+    }
+}
+
+impl<'a> FrozenBitmap<'a> {
+    fn op_buf(&self, other: &FrozenBitmap<'_>, op: Op) -> FrozenBitmapBuf {
+        let mut bytes = Vec::new();
+        // Inputs are views: the operation cannot fail.
+        let _ = Writer::new().binary_into(op, self, other, &mut bytes);
+        FrozenBitmapBuf::from_written(bytes)
+    }
+
+    /// The values in both bitmaps, as an owned bitmap (see
+    /// [`Writer::intersection_into`] to write into a buffer you reuse).
+    pub fn intersection(&self, other: &FrozenBitmap<'_>) -> FrozenBitmapBuf {
+        self.op_buf(other, Op::And)
+    }
+
+    /// The values in either bitmap, as an owned bitmap.
+    pub fn union(&self, other: &FrozenBitmap<'_>) -> FrozenBitmapBuf {
+        self.op_buf(other, Op::Or)
+    }
+
+    /// The values of `self` not in `other`, as an owned bitmap.
+    pub fn difference(&self, other: &FrozenBitmap<'_>) -> FrozenBitmapBuf {
+        self.op_buf(other, Op::AndNot)
+    }
+
+    /// The values in exactly one of the bitmaps, as an owned bitmap.
+    pub fn symmetric_difference(&self, other: &FrozenBitmap<'_>) -> FrozenBitmapBuf {
+        self.op_buf(other, Op::Xor)
+    }
+}
+
+macro_rules! operator {
+    ($trait:ident, $method:ident, $op:expr, $doc:literal) => {
+        #[doc = $doc]
+        impl<'b> $trait<&FrozenBitmap<'b>> for &FrozenBitmap<'_> {
+            type Output = FrozenBitmapBuf;
+            fn $method(self, rhs: &FrozenBitmap<'b>) -> FrozenBitmapBuf {
+                self.op_buf(rhs, $op)
+            }
+        }
+        #[doc = $doc]
+        impl $trait<&FrozenBitmapBuf> for &FrozenBitmapBuf {
+            type Output = FrozenBitmapBuf;
+            fn $method(self, rhs: &FrozenBitmapBuf) -> FrozenBitmapBuf {
+                self.as_view().op_buf(&rhs.as_view(), $op)
+            }
+        }
+    };
+}
+
+operator!(BitAnd, bitand, Op::And, "Intersection.");
+operator!(BitOr, bitor, Op::Or, "Union.");
+operator!(Sub, sub, Op::AndNot, "Difference.");
+operator!(BitXor, bitxor, Op::Xor, "Symmetric difference.");

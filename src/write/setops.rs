@@ -1,0 +1,361 @@
+//! The `Writer`'s set operations: results of ∩ ∪ − ⊕ between views (pairwise and many-way),
+//! written in the frozen format with canonical containers into a caller's buffer, with the
+//! writer's reusable scratch: no allocation per call in steady state.
+
+use alloc::vec::Vec;
+use core::borrow::Borrow;
+use core::ops::Range;
+
+use super::Writer;
+use crate::algebra::kernels;
+use crate::algebra::scratch::Scratch;
+use crate::algebra::Op;
+use crate::container::count;
+use crate::error::Error;
+use crate::view::{Directory, FrozenBitmap};
+
+/// Reuses a vector's allocation for another element type of the same layout (the standard
+/// library collects an emptied `vec.into_iter()` in place).
+fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
+}
+
+impl Writer {
+    /// Writes `a ∩ b` (either may be frozen or portable) in the frozen format, appending to
+    /// `out` as [`write_sorted`](Self::write_sorted) does; returns the range of `out` that
+    /// holds it. Containers are combined straight from the bytes by kernels for every pair
+    /// of kinds; the result's containers are canonical, so the bytes equal those of
+    /// `write_sorted` over the result's values. No allocation per call in steady state.
+    ///
+    /// # Errors
+    ///
+    /// None today (the inputs are views); the `Result` leaves room for output limits.
+    ///
+    /// ```
+    /// use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut w = Writer::new();
+    /// let (mut a, mut b, mut out) = (Vec::new(), Vec::new(), Vec::new());
+    /// w.write_sorted((0..1_000_000).step_by(3), &mut a)?;
+    /// w.write_sorted((0..1_000_000).step_by(5), &mut b)?;
+    /// let (a, b) = (FrozenBitmap::from_bytes(&a)?, FrozenBitmap::from_bytes(&b)?);
+    /// let r = w.intersection_into(&a, &b, &mut out)?;
+    /// let both = FrozenBitmap::from_bytes(&out[r])?;
+    /// assert_eq!(both.len(), a.intersection_len(&b));
+    /// assert!(both.iter().all(|v| v % 15 == 0));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn intersection_into(
+        &mut self,
+        a: &FrozenBitmap<'_>,
+        b: &FrozenBitmap<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        self.binary_into(Op::And, a, b, out)
+    }
+
+    /// Writes `a ∪ b`; see [`intersection_into`](Self::intersection_into).
+    ///
+    /// # Errors
+    ///
+    /// None today (the inputs are views).
+    pub fn union_into(
+        &mut self,
+        a: &FrozenBitmap<'_>,
+        b: &FrozenBitmap<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        self.binary_into(Op::Or, a, b, out)
+    }
+
+    /// Writes `a − b` (the values of `a` not in `b`); see
+    /// [`intersection_into`](Self::intersection_into).
+    ///
+    /// # Errors
+    ///
+    /// None today (the inputs are views).
+    pub fn difference_into(
+        &mut self,
+        a: &FrozenBitmap<'_>,
+        b: &FrozenBitmap<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        self.binary_into(Op::AndNot, a, b, out)
+    }
+
+    /// Writes `a ⊕ b` (the values in exactly one); see
+    /// [`intersection_into`](Self::intersection_into).
+    ///
+    /// # Errors
+    ///
+    /// None today (the inputs are views).
+    pub fn symmetric_difference_into(
+        &mut self,
+        a: &FrozenBitmap<'_>,
+        b: &FrozenBitmap<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        self.binary_into(Op::Xor, a, b, out)
+    }
+
+    pub(crate) fn binary_into(
+        &mut self,
+        op: Op,
+        a: &FrozenBitmap<'_>,
+        b: &FrozenBitmap<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error> {
+        self.enc.reset();
+        let (s, enc) = (&mut self.scratch, &mut self.enc);
+        let (da, db) = (&a.dir, &b.dir);
+        let (na, nb) = (da.n(), db.n());
+        let keep_a = op != Op::And;
+        let keep_b = matches!(op, Op::Or | Op::Xor);
+        let (mut i, mut j) = (0, 0);
+        while i < na && j < nb {
+            let (ka, kb) = (da.key(i), db.key(j));
+            if ka < kb {
+                if keep_a {
+                    s.load(da.container(i));
+                    s.emit(ka, enc);
+                    i += 1;
+                } else {
+                    i = da.lower_bound(kb, i + 1, na);
+                }
+            } else if kb < ka {
+                if keep_b {
+                    s.load(db.container(j));
+                    s.emit(kb, enc);
+                    j += 1;
+                } else {
+                    j = db.lower_bound(ka, j + 1, nb);
+                }
+            } else {
+                kernels::binary(op, da.container(i), db.container(j), s);
+                s.emit(ka, enc);
+                i += 1;
+                j += 1;
+            }
+        }
+        if keep_a {
+            copy_rest(da, i, s, enc);
+        }
+        if keep_b {
+            copy_rest(db, j, s, enc);
+        }
+        Ok(self.finish_vec(out))
+    }
+
+    /// Writes the union of any number of bitmaps (a slice of views, or any iterator of
+    /// views or references to views), appending to `out` in the frozen format. Containers
+    /// present in one input are re-encoded as they are; in two, combined by the pairwise
+    /// kernels; in more, accumulated in a bitset and counted once at the end. No
+    /// allocation per call in steady state.
+    ///
+    /// # Errors
+    ///
+    /// None today (the inputs are views).
+    ///
+    /// ```
+    /// use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut w = Writer::new();
+    /// let mut bufs = vec![Vec::new(); 3];
+    /// for (k, buf) in bufs.iter_mut().enumerate() {
+    ///     w.write_sorted((k as u32..300).step_by(3), buf)?;
+    /// }
+    /// let views: Vec<FrozenBitmap> =
+    ///     bufs.iter().map(|b| FrozenBitmap::from_bytes(b)).collect::<Result<_, _>>()?;
+    /// let mut out = Vec::new();
+    /// let r = w.union_many_into(&views, &mut out)?;
+    /// assert_eq!(FrozenBitmap::from_bytes(&out[r])?.len(), 300);
+    /// assert_eq!(w.union_many_len(views.iter()), 300);
+    /// assert_eq!(w.intersection_many_len(&views), 0);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn union_many_into<'a, I>(
+        &mut self,
+        bitmaps: I,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error>
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
+        let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
+        views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
+        self.enc.reset();
+        self.many(&views, true, false);
+        self.views = recycle(views);
+        Ok(self.finish_vec(out))
+    }
+
+    /// The number of values in the union of the bitmaps, without writing it.
+    pub fn union_many_len<'a, I>(&mut self, bitmaps: I) -> u64
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
+        let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
+        views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
+        let n = self.many(&views, false, false);
+        self.views = recycle(views);
+        n
+    }
+
+    /// Writes the intersection of any number of bitmaps, appending to `out` in the frozen
+    /// format: the inputs are taken smallest first, each key of the smallest is looked up
+    /// in the others, and the work stops as soon as the result is empty. The intersection
+    /// of no bitmap is empty. No allocation per call in steady state.
+    ///
+    /// # Errors
+    ///
+    /// None today (the inputs are views).
+    pub fn intersection_many_into<'a, I>(
+        &mut self,
+        bitmaps: I,
+        out: &mut Vec<u8>,
+    ) -> Result<Range<usize>, Error>
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
+        let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
+        views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
+        self.enc.reset();
+        self.many(&views, true, true);
+        self.views = recycle(views);
+        Ok(self.finish_vec(out))
+    }
+
+    /// The number of values in the intersection of the bitmaps, without writing it.
+    pub fn intersection_many_len<'a, I>(&mut self, bitmaps: I) -> u64
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
+        let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
+        views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
+        let n = self.many(&views, false, true);
+        self.views = recycle(views);
+        n
+    }
+
+    /// Many-way union (`and == false`) or intersection; emits containers into the encoder
+    /// if `emit`, and returns the number of values either way.
+    fn many(&mut self, views: &[FrozenBitmap<'_>], emit: bool, and: bool) -> u64 {
+        let (s, enc, cursors, hits) = (
+            &mut self.scratch,
+            &mut self.enc,
+            &mut self.cursors,
+            &mut self.hits,
+        );
+        cursors.clear();
+        cursors.resize(views.len(), 0);
+        let mut total = 0u64;
+        if and {
+            // Smallest first: fewest containers to look up, earliest exit.
+            let Some(first) = (0..views.len()).min_by_key(|&k| views[k].dir.n()) else {
+                return 0;
+            };
+            let d0 = &views[first].dir;
+            'keys: for i in 0..d0.n() {
+                let key = d0.key(i);
+                s.clear();
+                let mut started = false;
+                for (k, v) in views.iter().enumerate() {
+                    if k == first {
+                        continue;
+                    }
+                    let d = &v.dir;
+                    let c = d.lower_bound(key, cursors[k], d.n());
+                    cursors[k] = c;
+                    if c == d.n() {
+                        break 'keys; // no later key can be in every bitmap
+                    }
+                    if d.key(c) != key {
+                        s.clear();
+                        continue 'keys;
+                    }
+                    if started {
+                        kernels::and_in_place(d.container(c), s);
+                    } else {
+                        kernels::binary(Op::And, d0.container(i), d.container(c), s);
+                        started = true;
+                    }
+                    if s.len() == 0 {
+                        continue 'keys;
+                    }
+                }
+                if !started {
+                    s.load(d0.container(i)); // a single input
+                }
+                total += u64::from(s.len());
+                if emit {
+                    s.emit(key, enc);
+                } else {
+                    s.clear();
+                }
+            }
+            return total;
+        }
+        loop {
+            let mut min: Option<u16> = None;
+            hits.clear();
+            for (k, v) in views.iter().enumerate() {
+                let c = cursors[k];
+                if c >= v.dir.n() {
+                    continue;
+                }
+                let key = v.dir.key(c);
+                if min.is_none_or(|m| key < m) {
+                    min = Some(key);
+                    hits.clear();
+                }
+                if min == Some(key) {
+                    hits.push(k);
+                }
+            }
+            let Some(key) = min else {
+                break;
+            };
+            let container = |k: usize| views[k].dir.container(cursors[k]);
+            match hits.len() {
+                1 if !emit => total += u64::from(views[hits[0]].dir.card(cursors[hits[0]])),
+                1 => s.load(container(hits[0])),
+                2 if !emit => {
+                    let (x, y) = (hits[0], hits[1]);
+                    total += u64::from(views[x].dir.card(cursors[x]))
+                        + u64::from(views[y].dir.card(cursors[y]))
+                        - count::intersection_len(container(x), container(y));
+                }
+                2 => kernels::binary(Op::Or, container(hits[0]), container(hits[1]), s),
+                _ => {
+                    s.clear();
+                    for &k in hits.iter() {
+                        kernels::or_into_bits(container(k), s);
+                    }
+                    kernels::finish_bits(s);
+                }
+            }
+            for &k in hits.iter() {
+                cursors[k] += 1;
+            }
+            if emit {
+                total += u64::from(s.len());
+                s.emit(key, enc);
+            } else {
+                total += u64::from(s.len());
+                s.clear();
+            }
+        }
+        total
+    }
+}
+
+/// Re-encodes containers `from..` of `d` canonically.
+fn copy_rest(d: &Directory<'_>, from: usize, s: &mut Scratch, enc: &mut super::encode::Encoder) {
+    for i in from..d.n() {
+        s.load(d.container(i));
+        s.emit(d.key(i), enc);
+    }
+}

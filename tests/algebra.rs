@@ -1,0 +1,279 @@
+//! Set algebra on views: every operation against the `BTreeSet` model (byte-identical to
+//! writing the model's result, so containers are canonical), the algebra laws, many-way
+//! forms, mixed formats, and CRoaring on the real datasets.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::strategies::*;
+use common::*;
+use croaring::Bitmap;
+use frozen_roaring::{FrozenBitmap, FrozenBitmapBuf, Writer};
+use proptest::prelude::*;
+
+fn portable(s: &BTreeSet<u32>) -> Vec<u8> {
+    let mut out = Vec::new();
+    Writer::new()
+        .write_portable_sorted(s.iter().copied(), &mut out)
+        .unwrap();
+    out
+}
+
+/// The four operations of the model.
+fn model(a: &BTreeSet<u32>, b: &BTreeSet<u32>) -> [BTreeSet<u32>; 4] {
+    [
+        a.intersection(b).copied().collect(),
+        a.union(b).copied().collect(),
+        a.difference(b).copied().collect(),
+        a.symmetric_difference(b).copied().collect(),
+    ]
+}
+
+/// Every form of every operation on `a`, `b` gives the bytes of writing the model result.
+fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b: &BTreeSet<u32>) {
+    let mut w = Writer::new();
+    let expected = model(a, b);
+    let mut out = vec![1u8; 5]; // results are appended after existing bytes
+    for (k, exp) in expected.iter().enumerate() {
+        out.truncate(5);
+        let r = match k {
+            0 => w.intersection_into(va, vb, &mut out),
+            1 => w.union_into(va, vb, &mut out),
+            2 => w.difference_into(va, vb, &mut out),
+            _ => w.symmetric_difference_into(va, vb, &mut out),
+        }
+        .unwrap();
+        let want = encode(exp);
+        assert!(
+            out[r.clone()] == want[..],
+            "operation {k}: bytes differ from writing the model result"
+        );
+        let view = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(view.iter().eq(exp.iter().copied()));
+        let buf: FrozenBitmapBuf = match k {
+            0 => va & vb,
+            1 => va | vb,
+            2 => va - vb,
+            _ => va ^ vb,
+        };
+        assert_eq!(buf.as_bytes(), &want[..]);
+        let method = match k {
+            0 => va.intersection(vb),
+            1 => va.union(vb),
+            2 => va.difference(vb),
+            _ => va.symmetric_difference(vb),
+        };
+        assert_eq!(method, buf);
+    }
+    // The counting forms agree with the materialized results.
+    assert_eq!(va.intersection_len(vb), expected[0].len() as u64);
+    assert_eq!(va.union_len(vb), expected[1].len() as u64);
+    assert_eq!(w.union_many_len([va, vb]), expected[1].len() as u64);
+    assert_eq!(
+        w.intersection_many_len([*va, *vb]),
+        expected[0].len() as u64
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: if std::env::var_os("CI").is_some() { 96 } else { 256 }, ..ProptestConfig::default() })]
+
+    #[test]
+    fn operations_match_model(a in set(), b in set(), mix in 0u8..3) {
+        // Overlapping operands make every pair of container kinds meet on equal keys.
+        let b: BTreeSet<u32> = match mix {
+            0 => b,
+            1 => a.iter().copied().filter(|v| v % 3 != 0).chain(b.iter().copied().take(50)).collect(),
+            _ => b.iter().map(|v| (v & 0xFFFF) | (a.iter().next().copied().unwrap_or(0) & !0xFFFF)).collect(),
+        };
+        let (ea, eb) = (encode(&a), encode(&b));
+        let (va, vb) = (FrozenBitmap::from_bytes(&ea).unwrap(), FrozenBitmap::from_bytes(&eb).unwrap());
+        check_ops(&va, &vb, &a, &b);
+        check_ops(&vb, &va, &b, &a);
+        // Portable operands (one or both) give the same results.
+        let (pa, pb) = (portable(&a), portable(&b));
+        let (qa, qb) = (FrozenBitmap::from_bytes(&pa).unwrap(), FrozenBitmap::from_bytes(&pb).unwrap());
+        check_ops(&qa, &vb, &a, &b);
+        check_ops(&qa, &qb, &a, &b);
+    }
+
+    #[test]
+    fn algebra_laws(a in set(), b in set(), c in set()) {
+        let bytes: Vec<Vec<u8>> = [&a, &b, &c].iter().map(|s| encode(s)).collect();
+        let v: Vec<FrozenBitmap> = bytes.iter().map(|x| FrozenBitmap::from_bytes(x).unwrap()).collect();
+        let (a_, b_, c_) = (&v[0], &v[1], &v[2]);
+        // Commutativity.
+        prop_assert_eq!(a_ & b_, b_ & a_);
+        prop_assert_eq!(a_ | b_, b_ | a_);
+        prop_assert_eq!(a_ ^ b_, b_ ^ a_);
+        // Associativity.
+        prop_assert_eq!(&(a_ & b_) & &c_.intersection(c_), &a_.intersection(a_) & &(b_ & c_));
+        prop_assert_eq!(&(a_ | b_) | &c_.union(c_), &a_.union(a_) | &(b_ | c_));
+        prop_assert_eq!(&(a_ ^ b_) ^ &c_.union(c_), &a_.union(a_) ^ &(b_ ^ c_));
+        // De Morgan within the universe u = a ∪ b ∪ c: u − (a ∩ b) = (u − a) ∪ (u − b).
+        let u = &(a_ | b_) | &c_.union(c_);
+        let uv = u.as_view();
+        prop_assert_eq!(uv.difference(&(a_ & b_).as_view()), &uv.difference(a_) | &uv.difference(b_));
+        prop_assert_eq!(uv.difference(&(a_ | b_).as_view()), &uv.difference(a_) & &uv.difference(b_));
+        // |a ∩ b| + |a ∪ b| = |a| + |b|.
+        prop_assert_eq!((a_ & b_).len() + (a_ | b_).len(), a_.len() + b_.len());
+        // a ⊕ b = (a − b) ∪ (b − a).
+        prop_assert_eq!(a_ ^ b_, &(a_ - b_) | &(b_ - a_));
+    }
+
+    #[test]
+    fn many_way_matches_model(sets in prop::collection::vec(set(), 0..7), share in any::<bool>()) {
+        // Optionally make every set contain a common part so intersections are non-empty.
+        let common_part: BTreeSet<u32> = sets.first().map(|s| s.iter().copied().step_by(2).collect()).unwrap_or_default();
+        let sets: Vec<BTreeSet<u32>> = sets.into_iter().map(|s| if share { s.union(&common_part).copied().collect() } else { s }).collect();
+        let bytes: Vec<Vec<u8>> = sets.iter().enumerate().map(|(i, s)| if i % 2 == 0 { encode(s) } else { portable(s) }).collect();
+        let views: Vec<FrozenBitmap> = bytes.iter().map(|x| FrozenBitmap::from_bytes(x).unwrap()).collect();
+        let union: BTreeSet<u32> = sets.iter().flatten().copied().collect();
+        let inter: BTreeSet<u32> = match sets.split_first() {
+            Some((first, rest)) => first.iter().copied().filter(|v| rest.iter().all(|s| s.contains(v))).collect(),
+            None => BTreeSet::new(),
+        };
+        let mut w = Writer::new();
+        let mut out = Vec::new();
+        let r = w.union_many_into(&views, &mut out).unwrap();
+        prop_assert_eq!(&out[r], &encode(&union)[..]);
+        out.clear();
+        let r = w.intersection_many_into(views.iter(), &mut out).unwrap();
+        prop_assert_eq!(&out[r], &encode(&inter)[..]);
+        prop_assert_eq!(w.union_many_len(&views), union.len() as u64);
+        prop_assert_eq!(w.intersection_many_len(views.iter().copied()), inter.len() as u64);
+    }
+}
+
+#[test]
+fn every_pair_of_container_kinds() {
+    // One container per kind and edge shape, all under key 3, against each other.
+    let shapes = [
+        Shape::Sparse(1),
+        Shape::Sparse(30),
+        Shape::Exact(4096),
+        Shape::Exact(4097),
+        Shape::Runs(1),
+        Shape::Runs(25),
+        Shape::Full,
+        Shape::Dense,
+        Shape::Alternating,
+    ];
+    for (i, &x) in shapes.iter().enumerate() {
+        for (j, &y) in shapes.iter().enumerate() {
+            let a = build_set(&[(3, x, i as u64)]);
+            let b = build_set(&[(3, y, 100 + j as u64)]);
+            let (ea, eb) = (encode(&a), encode(&b));
+            let (va, vb) = (
+                FrozenBitmap::from_bytes(&ea).unwrap(),
+                FrozenBitmap::from_bytes(&eb).unwrap(),
+            );
+            check_ops(&va, &vb, &a, &b);
+        }
+    }
+}
+
+#[test]
+fn non_canonical_inputs_give_canonical_outputs() {
+    // The interchange file without run containers keeps bitsets where runs are smaller;
+    // any result must still be canonical (here: a ∪ ∅ re-encodes it canonically).
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/testdata/croaring/bitmapwithoutruns.bin");
+    let Ok(bytes) = std::fs::read(&path) else {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "notice: {} not found, skipping",
+            path.display()
+        );
+        return;
+    };
+    let v = FrozenBitmap::from_bytes(&bytes).unwrap();
+    let empty = encode(&BTreeSet::new());
+    let e = FrozenBitmap::from_bytes(&empty).unwrap();
+    let values: BTreeSet<u32> = v.iter().collect();
+    assert_eq!((&v | &e).as_bytes(), &encode(&values)[..]);
+    assert_eq!((&v & &v).as_bytes(), &encode(&values)[..]);
+}
+
+#[test]
+fn realdata_matches_croaring() {
+    let sets = realdata_sets();
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    for (name, files) in &sets {
+        let values: Vec<Vec<u32>> = files.iter().map(|p| read_values(p)).collect();
+        let bytes: Vec<Vec<u8>> = values
+            .iter()
+            .map(|v| encode(&v.iter().copied().collect()))
+            .collect();
+        let views: Vec<FrozenBitmap> = bytes
+            .iter()
+            .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+            .collect();
+        let crs: Vec<Bitmap> = values
+            .iter()
+            .map(|v| {
+                let mut b = Bitmap::of(v);
+                b.run_optimize();
+                b
+            })
+            .collect();
+        let step = if std::env::var_os("CI").is_some() {
+            4
+        } else {
+            1
+        };
+        for i in (1..views.len()).step_by(step) {
+            let (a, b) = (&views[i - 1], &views[i]);
+            let (ca, cb) = (&crs[i - 1], &crs[i]);
+            for k in 0..4 {
+                out.clear();
+                let (r, expected) = match k {
+                    0 => (w.intersection_into(a, b, &mut out), ca.and(cb)),
+                    1 => (w.union_into(a, b, &mut out), ca.or(cb)),
+                    2 => (w.difference_into(a, b, &mut out), ca.andnot(cb)),
+                    _ => (w.symmetric_difference_into(a, b, &mut out), ca.xor(cb)),
+                };
+                let got = FrozenBitmap::from_bytes_strict(&out[r.unwrap()]).unwrap();
+                assert!(
+                    got.iter().eq(expected.iter()),
+                    "{name} pair {i} operation {k}"
+                );
+                // Canonical kinds: what CRoaring's run_optimize picks for the result's values
+                // (not for its own result containers: on a size tie it keeps a run container
+                // as a run but leaves an array as an array).
+                let mut canonical = Bitmap::of(&expected.to_vec());
+                canonical.run_optimize();
+                let st = canonical.statistics();
+                let ours = got.statistics();
+                assert_eq!(
+                    (
+                        ours.array_containers,
+                        ours.bitset_containers,
+                        ours.run_containers
+                    ),
+                    (
+                        st.n_array_containers,
+                        st.n_bitset_containers,
+                        st.n_run_containers
+                    ),
+                    "{name} pair {i} operation {k}: container kinds"
+                );
+            }
+        }
+        out.clear();
+        let r = w.union_many_into(&views, &mut out).unwrap();
+        let all = Bitmap::fast_or(&crs.iter().collect::<Vec<_>>());
+        let got = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(got.iter().eq(all.iter()), "{name}: union of all");
+        assert_eq!(w.union_many_len(&views), all.cardinality(), "{name}");
+        let inter = crs.iter().skip(1).fold(crs[0].clone(), |acc, b| acc.and(b));
+        assert_eq!(
+            w.intersection_many_len(&views),
+            inter.cardinality(),
+            "{name}"
+        );
+    }
+}
