@@ -277,3 +277,29 @@ fn realdata_matches_croaring() {
         );
     }
 }
+
+/// Found by `many_way_matches_model`: an intersection that stops early (a later input has
+/// no more keys) left its partial container in the writer's scratch, and the next counting
+/// union added it to its total.
+#[test]
+fn early_exit_leaves_no_state_behind() {
+    let sets: [BTreeSet<u32>; 3] = [
+        (0..100).chain(70_000..70_100).collect(),
+        (50..150).collect(),
+        (0..10).collect(),
+    ];
+    let bytes: Vec<Vec<u8>> = sets.iter().map(encode).collect();
+    let views: Vec<FrozenBitmap> = bytes
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let mut w = Writer::new();
+    // views[2] has one key; the loop over views[0]'s keys breaks at key 1.
+    let order = [views[1], views[0], views[2]];
+    assert_eq!(w.intersection_many_len(order), 0);
+    assert_eq!(w.union_many_len(&views[..1]), 200);
+    let mut out = Vec::new();
+    let r = w.intersection_many_into(order, &mut out).unwrap();
+    assert_eq!(&out[r], &encode(&BTreeSet::new())[..]);
+    assert_eq!(w.union_many_len(&views), 250);
+}

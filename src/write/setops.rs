@@ -107,6 +107,7 @@ impl Writer {
     ) -> Result<Range<usize>, Error> {
         self.enc.reset();
         let (s, enc) = (&mut self.scratch, &mut self.enc);
+        s.clear();
         let (da, db) = (&a.dir, &b.dir);
         let (na, nb) = (da.n(), db.n());
         let keep_a = op != Op::And;
@@ -251,6 +252,7 @@ impl Writer {
         );
         cursors.clear();
         cursors.resize(views.len(), 0);
+        s.clear();
         let mut total = 0u64;
         if and {
             // Smallest first: fewest containers to look up, earliest exit.
@@ -270,6 +272,7 @@ impl Writer {
                     let c = d.lower_bound(key, cursors[k], d.n());
                     cursors[k] = c;
                     if c == d.n() {
+                        s.clear();
                         break 'keys; // no later key can be in every bitmap
                     }
                     if d.key(c) != key {
