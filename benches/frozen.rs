@@ -233,6 +233,7 @@ fn cr_view(buf: &[u8], b: &Bitmap) -> BitmapView<'static> {
 fn bench_dataset(c: &mut Criterion, d: &Dataset) {
     let p: &'static Prepared = Box::leak(Box::new(prepare(d)));
     bench_portable(c, d, p);
+    bench_algebra(c, d, p);
     let n = d.sets.len();
     let group_name = d.name.clone();
     let mut g = c.benchmark_group(&group_name);
@@ -721,6 +722,135 @@ fn bench_portable(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
                 black_box(out.len());
             }
         })
+    });
+    g.finish();
+}
+
+/// Set algebra on consecutive pairs (as CRoaring's own benchmarks do) and on all bitmaps:
+/// our `*_into` into a reused buffer and counting forms, vs CRoaring on its frozen views
+/// (which allocate their results) and roaring-rs owned operations.
+fn bench_algebra(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
+    let n = d.sets.len();
+    let group_name = format!("{}.algebra", d.name);
+    let mut g = c.benchmark_group(&group_name);
+    g.sample_size(15)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    let views: Vec<FrozenBitmap<'static>> = p
+        .frozen
+        .iter()
+        .map(|f| FrozenBitmap::from_bytes(f).unwrap())
+        .collect();
+    let cr_views: Vec<BitmapView<'static>> = p
+        .cr_frozen
+        .iter()
+        .zip(&p.cr)
+        .map(|(f, b)| cr_view(f, b))
+        .collect();
+    let ops = ["and", "or", "andnot", "xor"];
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    for (k, op) in ops.iter().enumerate() {
+        let mut ours = || {
+            let mut total = 0usize;
+            for pair in views.windows(2) {
+                out.clear();
+                let r = match k {
+                    0 => w.intersection_into(&pair[0], &pair[1], &mut out),
+                    1 => w.union_into(&pair[0], &pair[1], &mut out),
+                    2 => w.difference_into(&pair[0], &pair[1], &mut out),
+                    _ => w.symmetric_difference_into(&pair[0], &pair[1], &mut out),
+                };
+                total += r.unwrap().len();
+            }
+            total
+        };
+        record_allocs(&group_name, &format!("{op}/frozen-roaring"), n - 1, || {
+            black_box(ours());
+        });
+        g.bench_function(format!("{op}/frozen-roaring"), |b| b.iter(&mut ours));
+        let mut cr = || {
+            let mut total = 0u64;
+            for pair in cr_views.windows(2) {
+                let r = match k {
+                    0 => pair[0].and(&pair[1]),
+                    1 => pair[0].or(&pair[1]),
+                    2 => pair[0].andnot(&pair[1]),
+                    _ => pair[0].xor(&pair[1]),
+                };
+                total += r.cardinality();
+            }
+            total
+        };
+        record_allocs(&group_name, &format!("{op}/croaring"), n - 1, || {
+            black_box(cr());
+        });
+        g.bench_function(format!("{op}/croaring"), |b| b.iter(&mut cr));
+        g.bench_function(format!("{op}/roaring-rs"), |b| {
+            b.iter(|| {
+                let mut total = 0u64;
+                for pair in p.rr.windows(2) {
+                    let r = match k {
+                        0 => &pair[0] & &pair[1],
+                        1 => &pair[0] | &pair[1],
+                        2 => &pair[0] - &pair[1],
+                        _ => &pair[0] ^ &pair[1],
+                    };
+                    total += r.len();
+                }
+                total
+            })
+        });
+        g.bench_function(format!("{op}_len/frozen-roaring"), |b| {
+            b.iter(|| {
+                views
+                    .windows(2)
+                    .map(|pair| match k {
+                        0 => pair[0].intersection_len(&pair[1]),
+                        1 => pair[0].union_len(&pair[1]),
+                        2 => pair[0].difference_len(&pair[1]),
+                        _ => pair[0].symmetric_difference_len(&pair[1]),
+                    })
+                    .sum::<u64>()
+            })
+        });
+        g.bench_function(format!("{op}_len/croaring"), |b| {
+            b.iter(|| {
+                cr_views
+                    .windows(2)
+                    .map(|pair| match k {
+                        0 => pair[0].and_cardinality(&pair[1]),
+                        1 => pair[0].or_cardinality(&pair[1]),
+                        2 => pair[0].andnot_cardinality(&pair[1]),
+                        _ => pair[0].xor_cardinality(&pair[1]),
+                    })
+                    .sum::<u64>()
+            })
+        });
+    }
+    // --- union of all bitmaps
+    let mut ours = || {
+        out.clear();
+        w.union_many_into(&views, &mut out).unwrap().len()
+    };
+    record_allocs(&group_name, "union_all/frozen-roaring", 1, || {
+        black_box(ours());
+    });
+    g.bench_function("union_all/frozen-roaring", |b| b.iter(&mut ours));
+    let refs: Vec<&Bitmap> = cr_views.iter().map(|v| &**v).collect();
+    let mut cr = || Bitmap::fast_or(&refs).cardinality();
+    record_allocs(&group_name, "union_all/croaring", 1, || {
+        black_box(cr());
+    });
+    g.bench_function("union_all/croaring", |b| b.iter(&mut cr));
+    g.bench_function("union_all/roaring-rs", |b| {
+        b.iter(|| {
+            use roaring::MultiOps;
+            p.rr.iter().union().len()
+        })
+    });
+    g.bench_function("union_all_len/frozen-roaring", |b| {
+        b.iter(|| w.union_many_len(&views))
     });
     g.finish();
 }

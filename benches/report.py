@@ -45,7 +45,7 @@ def main():
     groups = sorted(
         g for g in os.listdir(ROOT)
         if os.path.isdir(os.path.join(ROOT, g)) and g not in ("report", "seedbench")
-        and not g.endswith(".portable")
+        and not g.endswith(".portable") and not g.endswith(".algebra")
         and median(g, "build/frozen-roaring") is not None
     )
     allocs = allocations()
@@ -111,6 +111,26 @@ def main():
                 ratio(m("serialize/croaring-portable"), m("convert/frozen-to-portable")),
                 ratio(m("serialize/roaring-rs"), m("convert/frozen-to-portable")),
             ]) + " |")
+    agroups = [g for g in groups if median(g + ".algebra", "and/frozen-roaring") is not None]
+    if agroups:
+        print("\nSet algebra on consecutive pairs (and the union of all bitmaps): CRoaring on its frozen")
+        print("views ÷ ours, and roaring-rs owned operations ÷ ours (above 1: we are faster). Ours write")
+        print("canonical frozen bytes into a reused buffer; CRoaring and roaring-rs return owned bitmaps:\n")
+        cols = []
+        for op in ("and", "or", "andnot", "xor"):
+            cols += [(f"{op} vs croaring", f"{op}/croaring", f"{op}/frozen-roaring"),
+                     (f"{op} vs roaring-rs", f"{op}/roaring-rs", f"{op}/frozen-roaring"),
+                     (f"{op}_len vs croaring", f"{op}_len/croaring", f"{op}_len/frozen-roaring")]
+        cols += [("union of all vs croaring fast_or", "union_all/croaring", "union_all/frozen-roaring"),
+                 ("union of all vs roaring-rs", "union_all/roaring-rs", "union_all/frozen-roaring")]
+        print("| dataset | " + " | ".join(c[0] for c in cols) + " |")
+        print("| --- |" + " ---: |" * len(cols))
+        for g in agroups:
+            m = lambda b: median(g + ".algebra", b)
+            print("| " + g + " | " + " | ".join(ratio(m(peer), m(us_)) for _, peer, us_ in cols) + " |")
+        print("\nAllocations per pair: " + "; ".join(
+            f"{g}: ours {allocs.get((g + '.algebra', 'and/frozen-roaring'), float('nan')):g}, croaring {allocs.get((g + '.algebra', 'and/croaring'), float('nan')):g}"
+            for g in agroups[:1]) + " (and; the other operations alike, see allocations.tsv).")
     if allocs:
         print("\nHeap allocations per bitmap (per pair for intersection_len), steady state:\n")
         names = ["build/frozen-roaring", "build/croaring", "build/roaring-rs", "reencode/frozen-roaring",

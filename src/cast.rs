@@ -52,6 +52,24 @@ pub(crate) struct KeyCardLE {
     pub card_minus_one: U16,
 }
 
+/// One directory entry of a bitmap file, as stored.
+#[derive(FromBytes, IntoBytes, Immutable, KnownLayout, Unaligned, Clone, Copy, Debug)]
+#[repr(C)]
+pub(crate) struct FileEntryLE {
+    /// The bitmap's key.
+    pub key: U64,
+    /// Offset of the bitmap from the start of the file.
+    pub offset: U64,
+    /// Length of the bitmap in bytes.
+    pub len: U64,
+}
+
+/// `bytes` as bitmap-file directory entries; `None` unless the length is a multiple of 24.
+#[inline]
+pub(crate) fn file_entries(bytes: &[u8]) -> Option<&[FileEntryLE]> {
+    <[FileEntryLE]>::ref_from_bytes(bytes).ok()
+}
+
 /// `bytes` as portable descriptors; `None` unless the length is a multiple of 4.
 #[inline]
 pub(crate) fn key_cards(bytes: &[u8]) -> Option<&[KeyCardLE]> {

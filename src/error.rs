@@ -106,6 +106,15 @@ impl Error {
         self
     }
 
+    /// Keys of a bitmap file that are not strictly increasing.
+    #[cfg(feature = "std")]
+    #[cold]
+    pub(crate) fn keys_not_ascending(position: u64, previous: u64, key: u64) -> Error {
+        Error::new(ErrorKind::NotAscending, "keys", 0)
+            .values(previous, key)
+            .at_position(position)
+    }
+
     #[cfg(feature = "alloc")]
     #[cold]
     pub(crate) fn not_ascending64(position: u64, previous: u64, value: u64) -> Error {
@@ -201,8 +210,8 @@ impl fmt::Display for Error {
             ),
             ErrorKind::NotAscending => write!(
                 f,
-                "values must be strictly ascending: value {found} at position {off} follows {exp}; \
-                 sort and deduplicate the values first"
+                "{field} must be strictly ascending: {found} at position {off} follows {exp}; \
+                 sort and deduplicate the {field} first"
             ),
             ErrorKind::BufferTooSmall => write!(
                 f,

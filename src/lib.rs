@@ -81,6 +81,8 @@ mod simd;
 mod checksum;
 mod container;
 mod error;
+#[cfg(feature = "std")]
+mod file;
 mod format;
 mod view;
 mod view64;
@@ -93,6 +95,8 @@ mod tests;
 #[cfg(feature = "alloc")]
 pub use algebra::FrozenBitmapBuf;
 pub use error::{Error, ErrorKind};
+#[cfg(feature = "std")]
+pub use file::{BitmapFile, FileIter, FileWriter};
 pub use format::ContainerKind;
 pub use view::{Format, FrozenBitmap, Iter, Statistics};
 pub use view64::{Buckets, FrozenBitmap64, Iter64};

@@ -55,6 +55,8 @@ pub struct Writer {
     cursors: Vec<usize>,
     /// Inputs holding the current key in a many-way union.
     hits: Vec<usize>,
+    /// Whether the last frozen bitmap written had a bitset container.
+    last_bitset: bool,
 }
 
 impl Default for Writer {
@@ -221,6 +223,7 @@ impl Writer {
             views: Vec::new(),
             cursors: Vec::new(),
             hits: Vec::new(),
+            last_bitset: false,
         }
     }
 
@@ -395,6 +398,7 @@ impl Writer {
             };
             let body = &bitmap.as_bytes()[..parsed.len - had];
             total = body.len() + if self.checksum { TRAILER_LEN } else { 0 };
+            self.last_bitset = parsed.has_bitset;
             start = pad(out, parsed.has_bitset);
             out.reserve(total);
             out.extend_from_slice(body);
@@ -402,6 +406,7 @@ impl Writer {
             let src = Viewed(bitmap);
             let has_bitset;
             (total, has_bitset) = layout_size(&src, self.checksum);
+            self.last_bitset = has_bitset;
             start = pad(out, has_bitset);
             out.reserve(total);
             emit(&src, total, self.checksum, out);
@@ -504,6 +509,19 @@ impl Writer {
         }
     }
 
+    /// Whether the last frozen bitmap written holds a bitset container (and so was aligned
+    /// to 64 bytes).
+    #[cfg(feature = "std")]
+    pub(crate) fn last_had_bitset(&self) -> bool {
+        self.last_bitset
+    }
+
+    /// Values in the bitmap last encoded from values.
+    #[cfg(feature = "std")]
+    pub(crate) fn encoded_len(&self) -> u64 {
+        self.enc.count()
+    }
+
     /// A push-style builder for values that arrive one at a time. It holds the values of at
     /// most one container (plus the encoded payloads) until [`Builder::finish`].
     ///
@@ -538,6 +556,7 @@ impl Writer {
     fn finish_vec(&mut self, out: &mut Vec<u8>) -> Range<usize> {
         let src = Encoded(&self.enc);
         let (total, has_bitset) = layout_size(&src, self.checksum);
+        self.last_bitset = has_bitset;
         let start = pad(out, has_bitset);
         out.reserve(total);
         emit(&src, total, self.checksum, out);

@@ -1,0 +1,362 @@
+//! Bitmap files: many bitmaps in one file, looked up by `u64` key in place
+//! (`format-spec/FILE.md`). [`FileWriter`] streams bitmaps out as they are produced;
+//! [`BitmapFile`] reads a file through any byte container (`Vec<u8>`, `&[u8]`, a memory
+//! map) with O(1) lookups beyond a binary search of the directory.
+
+mod writer;
+
+pub use writer::FileWriter;
+
+use core::ops::{Bound, RangeBounds};
+
+use crate::cast::{self, FileEntryLE};
+use crate::checksum::crc32c;
+use crate::error::{Error, ErrorKind};
+use crate::view::FrozenBitmap;
+
+/// First four bytes of a bitmap file (and last four).
+pub(crate) const FILE_MAGIC: [u8; 4] = *b"FRZF";
+/// File format version.
+pub(crate) const FILE_VERSION: u8 = 1;
+/// Header flag: every bitmap carries a CRC32C trailer.
+pub(crate) const FILE_FLAG_BITMAP_CRC: u8 = 1;
+/// Bytes in the header.
+pub(crate) const FILE_HEADER_LEN: u64 = 16;
+/// Bytes in the footer.
+pub(crate) const FOOTER_LEN: u64 = 32;
+/// Bytes per directory entry.
+pub(crate) const ENTRY_LEN: u64 = 24;
+/// Alignment of every bitmap from the start of the file.
+pub(crate) const BITMAP_ALIGN: u64 = 64;
+
+/// A file of bitmaps keyed by `u64`, read in place from `D` (a `Vec<u8>`, a `&[u8]`, or the
+/// memory map [`BitmapFile::open`] makes).
+///
+/// Opening checks the header, the footer (with its own checksum), the directory's CRC32C,
+/// bounds and key order in O(keys), never panics and allocates nothing; each bitmap is then
+/// opened with the checked constructor when it is looked up, so a corrupt bitmap gives an
+/// error, never a panic.
+///
+/// ```
+/// use frozen_roaring::{BitmapFile, FileWriter};
+/// let mut w = FileWriter::new(Vec::new());
+/// w.add_sorted(7, [1, 2, 3])?;
+/// w.add_sorted(1_000_000_000_000, (0..100_000).step_by(2))?;
+/// let file = BitmapFile::from_bytes(w.finish()?)?;
+/// assert_eq!(file.len(), 2);
+/// assert_eq!(file.get(7)?.map(|b| b.len()), Some(3));
+/// assert!(file.get(8)?.is_none());
+/// let keys: Vec<u64> = file.iter().map(|r| r.map(|(k, _)| k)).collect::<Result<_, _>>()?;
+/// assert_eq!(keys, [7, 1_000_000_000_000]);
+/// # Ok::<(), frozen_roaring::Error>(())
+/// ```
+pub struct BitmapFile<D> {
+    data: D,
+    dir_offset: usize,
+    count: usize,
+    flags: u8,
+}
+
+#[cfg(feature = "mmap")]
+impl BitmapFile<memmap2::Mmap> {
+    /// Maps the file at `path` into memory and opens it (checked as
+    /// [`from_bytes`](Self::from_bytes) does). Bitmaps are then read straight from the
+    /// page cache.
+    ///
+    /// The file must not be modified or truncated while it is mapped (by this or another
+    /// process); that is the one condition the memory map cannot check.
+    ///
+    /// # Errors
+    ///
+    /// `Io` if the file cannot be opened or mapped, else the errors of `from_bytes`.
+    pub fn open<P: AsRef<std::path::Path>>(path: P) -> Result<Self, Error> {
+        let file = std::fs::File::open(path).map_err(Error::io)?;
+        // SAFETY: the map is read-only and every byte read through it is bounds-checked;
+        // the documented condition (no concurrent modification of the file) is the caller's.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(Error::io)?;
+        BitmapFile::from_bytes(map)
+    }
+}
+
+impl<D: AsRef<[u8]>> BitmapFile<D> {
+    /// Opens a bitmap file held in `data`, checking the header, footer, directory checksum,
+    /// directory bounds and key order in O(keys). Never panics and never allocates.
+    ///
+    /// # Errors
+    ///
+    /// `BadMagic`, `UnsupportedVersion`, `Truncated`, `Malformed` or `ChecksumMismatch`,
+    /// naming the field and its byte offset in the file.
+    pub fn from_bytes(data: D) -> Result<Self, Error> {
+        let (dir_offset, count, flags) = check(data.as_ref())?;
+        Ok(BitmapFile {
+            data,
+            dir_offset,
+            count,
+            flags,
+        })
+    }
+
+    /// The number of bitmaps.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the file holds no bitmap.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Whether every bitmap carries a CRC32C trailer (a writer option).
+    pub fn has_bitmap_checksums(&self) -> bool {
+        self.flags & FILE_FLAG_BITMAP_CRC != 0
+    }
+
+    /// The bytes of the whole file.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.data.as_ref()
+    }
+
+    /// Takes the byte container back.
+    pub fn into_inner(self) -> D {
+        self.data
+    }
+
+    fn entries(&self) -> &[FileEntryLE] {
+        let bytes = self.data.as_ref();
+        bytes
+            .get(self.dir_offset..self.dir_offset + self.count * ENTRY_LEN as usize)
+            .and_then(cast::file_entries)
+            .unwrap_or(&[])
+    }
+
+    /// The keys in ascending order (O(1) per key, no bitmap opened).
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = u64> + ExactSizeIterator + '_ {
+        self.entries().iter().map(|e| e.key.get())
+    }
+
+    /// The bitmap of `key` (binary search of the directory, then the checked O(containers)
+    /// open of that bitmap alone).
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`FrozenBitmap::from_bytes`] if that bitmap is corrupt, with offsets
+    /// counted from the start of the file.
+    pub fn get(&self, key: u64) -> Result<Option<FrozenBitmap<'_>>, Error> {
+        let entries = self.entries();
+        match entries.binary_search_by(|e| e.key.get().cmp(&key)) {
+            Ok(i) => self.open_entry(&entries[i]).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// The bitmap at position `i` of the directory with its key.
+    ///
+    /// # Errors
+    ///
+    /// As [`get`](Self::get).
+    pub fn get_index(&self, i: usize) -> Result<Option<(u64, FrozenBitmap<'_>)>, Error> {
+        match self.entries().get(i) {
+            Some(e) => Ok(Some((e.key.get(), self.open_entry(e)?))),
+            None => Ok(None),
+        }
+    }
+
+    fn open_entry(&self, e: &FileEntryLE) -> Result<FrozenBitmap<'_>, Error> {
+        // Bounds were checked when the file was opened.
+        let (off, len) = (e.offset.get() as usize, e.len.get() as usize);
+        let bytes = self.data.as_ref().get(off..off + len).unwrap_or(&[]);
+        FrozenBitmap::from_bytes(bytes).map_err(|err| err.shifted(off))
+    }
+
+    /// Every `(key, bitmap)` in key order; a corrupt bitmap yields an error in its place.
+    pub fn iter(&self) -> FileIter<'_> {
+        FileIter {
+            entries: self.entries().iter(),
+            bytes: self.data.as_ref(),
+        }
+    }
+
+    /// The `(key, bitmap)` pairs whose keys lie in `keys`, in key order.
+    pub fn range<R: RangeBounds<u64>>(&self, keys: R) -> FileIter<'_> {
+        let entries = self.entries();
+        let start = match keys.start_bound() {
+            Bound::Included(&k) => entries.partition_point(|e| e.key.get() < k),
+            Bound::Excluded(&k) => entries.partition_point(|e| e.key.get() <= k),
+            Bound::Unbounded => 0,
+        };
+        let end = match keys.end_bound() {
+            Bound::Included(&k) => entries.partition_point(|e| e.key.get() <= k),
+            Bound::Excluded(&k) => entries.partition_point(|e| e.key.get() < k),
+            Bound::Unbounded => entries.len(),
+        };
+        FileIter {
+            entries: entries[start..end.max(start)].iter(),
+            bytes: self.data.as_ref(),
+        }
+    }
+
+    /// Checks everything: the directory checksum again, and every bitmap strictly
+    /// (structure, every payload invariant, and its CRC32C when the file has them). O(file).
+    ///
+    /// # Errors
+    ///
+    /// The first problem found, with its offset in the file.
+    pub fn verify(&self) -> Result<(), Error> {
+        check(self.data.as_ref())?;
+        for e in self.entries() {
+            let bm = self.open_entry(e)?;
+            let off = e.offset.get() as usize;
+            bm.validate().map_err(|err| err.shifted(off))?;
+            if self.has_bitmap_checksums() && !bm.has_checksum() {
+                return Err(Error::malformed(
+                    "bitmap checksum (the file promises one for every bitmap)",
+                    off,
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<D: AsRef<[u8]>> core::fmt::Debug for BitmapFile<D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BitmapFile")
+            .field("bitmaps", &self.count)
+            .field("bytes", &self.data.as_ref().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Iterator over the bitmaps of a [`BitmapFile`].
+pub struct FileIter<'a> {
+    entries: core::slice::Iter<'a, FileEntryLE>,
+    bytes: &'a [u8],
+}
+
+impl<'a> FileIter<'a> {
+    fn open(&self, e: &FileEntryLE) -> Result<(u64, FrozenBitmap<'a>), Error> {
+        let (off, len) = (e.offset.get() as usize, e.len.get() as usize);
+        let bytes = self.bytes.get(off..off + len).unwrap_or(&[]);
+        let bm = FrozenBitmap::from_bytes(bytes).map_err(|err| err.shifted(off))?;
+        Ok((e.key.get(), bm))
+    }
+}
+
+impl<'a> Iterator for FileIter<'a> {
+    type Item = Result<(u64, FrozenBitmap<'a>), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let e = self.entries.next()?;
+        Some(self.open(e))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.entries.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for FileIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let e = self.entries.next_back()?;
+        Some(self.open(e))
+    }
+}
+
+impl ExactSizeIterator for FileIter<'_> {}
+
+#[inline]
+fn read_u64(bytes: &[u8], off: usize) -> u64 {
+    cast::read_u64(bytes, off).unwrap_or(0)
+}
+
+/// The checks of `from_bytes`: returns (directory offset, count, flags).
+fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
+    let len = bytes.len() as u64;
+    if len >= 4 && bytes[..4] != FILE_MAGIC {
+        return Err(Error::new(ErrorKind::BadMagic, "file magic", 0));
+    }
+    if len < FILE_HEADER_LEN + FOOTER_LEN {
+        return Err(Error::truncated(
+            "bitmap file (header and footer)",
+            0,
+            FILE_HEADER_LEN + FOOTER_LEN,
+            len,
+        ));
+    }
+    if bytes[4] != FILE_VERSION {
+        return Err(Error::new(ErrorKind::UnsupportedVersion, "file version", 4)
+            .values(u64::from(FILE_VERSION), u64::from(bytes[4])));
+    }
+    let flags = bytes[5];
+    if flags & !FILE_FLAG_BITMAP_CRC != 0 || bytes[6..16].iter().any(|&b| b != 0) {
+        return Err(Error::malformed("file header flags or reserved bytes", 5));
+    }
+    let f = (len - FOOTER_LEN) as usize;
+    let footer = &bytes[f..];
+    if footer[28..32] != FILE_MAGIC {
+        return Err(Error::new(
+            ErrorKind::BadMagic,
+            "footer magic (truncated file?)",
+            f + 28,
+        ));
+    }
+    if footer[24] != FILE_VERSION || footer[25..28] != [0, 0, 0] {
+        return Err(Error::malformed("footer version or reserved bytes", f + 24));
+    }
+    let stored = u32::from_le_bytes([footer[20], footer[21], footer[22], footer[23]]);
+    let computed = crc32c(&footer[..20]);
+    if stored != computed {
+        return Err(
+            Error::new(ErrorKind::ChecksumMismatch, "footer checksum", f + 20)
+                .values(u64::from(computed), u64::from(stored)),
+        );
+    }
+    let dir_offset = read_u64(footer, 0);
+    let count = read_u64(footer, 8);
+    let dir_crc = u32::from_le_bytes([footer[16], footer[17], footer[18], footer[19]]);
+    let dir_len = count.checked_mul(ENTRY_LEN);
+    if dir_offset < FILE_HEADER_LEN
+        || !dir_offset.is_multiple_of(8)
+        || dir_len.and_then(|l| l.checked_add(dir_offset)) != Some(f as u64)
+    {
+        return Err(Error::malformed(
+            "directory offset or key count (the directory must end where the footer starts)",
+            f,
+        )
+        .values(f as u64, dir_offset));
+    }
+    let (dir_offset, count) = (dir_offset as usize, count as usize);
+    let dir = &bytes[dir_offset..f];
+    let computed = crc32c(dir);
+    if computed != dir_crc {
+        return Err(Error::new(
+            ErrorKind::ChecksumMismatch,
+            "directory checksum",
+            dir_offset,
+        )
+        .values(u64::from(computed), u64::from(dir_crc)));
+    }
+    let entries =
+        cast::file_entries(dir).ok_or_else(|| Error::malformed("directory", dir_offset))?;
+    let mut end = FILE_HEADER_LEN;
+    for (i, e) in entries.iter().enumerate() {
+        let at = dir_offset + i * ENTRY_LEN as usize;
+        if i > 0 && e.key.get() <= entries[i - 1].key.get() {
+            return Err(
+                Error::malformed("directory key (keys must be strictly increasing)", at)
+                    .values(entries[i - 1].key.get().saturating_add(1), e.key.get()),
+            );
+        }
+        let (off, l) = (e.offset.get(), e.len.get());
+        if off < end || off % 4 != 0 || off.checked_add(l).is_none_or(|e| e > dir_offset as u64) {
+            return Err(Error::malformed(
+                "directory entry (bitmap offset/length out of order or out of bounds)",
+                at + 8,
+            )
+            .values(end, off));
+        }
+        end = off + l;
+    }
+    Ok((dir_offset, count, flags))
+}
