@@ -128,7 +128,7 @@ fn build_from_tsv_in_any_order_with_external_merge() {
         let v = ((x >> 20) % 100_000) as u32;
         model.entry(key).or_default().insert(v);
         lines.push(format!("{key}\t{v}"));
-        if x % 7 == 0 {
+        if x.is_multiple_of(7) {
             lines.push(format!("{key}\t{v}")); // duplicates are fine
         }
     }
