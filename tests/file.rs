@@ -46,7 +46,7 @@ fn a_million_keys() {
     let r: Vec<u64> = file.range(key(10)..key(20)).map(|x| x.unwrap().0).collect();
     assert_eq!(r, (10..20).map(key).collect::<Vec<_>>());
     assert_eq!(file.range(key(n - 1) + 1..).count(), 0);
-    assert_eq!(file.iter().rev().next().unwrap().unwrap().0, key(n - 1));
+    assert_eq!(file.iter().next_back().unwrap().unwrap().0, key(n - 1));
     // Every bitmap opens (spot check of contents above).
     assert_eq!(file.iter().filter(|r| r.is_ok()).count(), n as usize);
 }
@@ -157,10 +157,8 @@ fn corrupt_files_give_errors_never_panics() {
         let i = 16 + rng.below((dir - 16) as u64) as usize;
         bad[i] ^= 1 << rng.below(8);
         let file = BitmapFile::from_bytes(&bad[..]).unwrap();
-        for r in file.iter() {
-            if let Ok((_, bm)) = r {
-                let _ = (bm.len(), bm.iter().take(100).count(), bm.contains(7));
-            }
+        for (_, bm) in file.iter().flatten() {
+            let _ = (bm.len(), bm.iter().take(100).count(), bm.contains(7));
         }
         let _ = file.verify();
     }
