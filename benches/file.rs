@@ -65,9 +65,14 @@ fn bench(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
     g.bench_function("open-1M-keys/frozen-roaring", |b| {
-        b.iter(|| BitmapFile::from_bytes(black_box(&file_bytes[..])).unwrap().len())
+        b.iter(|| {
+            BitmapFile::from_bytes(black_box(&file_bytes[..]))
+                .unwrap()
+                .len()
+        })
     });
-    let path = std::env::temp_dir().join(format!("frozen-roaring-bench-{}.frf", std::process::id()));
+    let path =
+        std::env::temp_dir().join(format!("frozen-roaring-bench-{}.frf", std::process::id()));
     std::fs::write(&path, &file_bytes).unwrap();
     g.bench_function("open-1M-keys/frozen-roaring-mmap", |b| {
         b.iter(|| BitmapFile::open(black_box(&path)).unwrap().len())
@@ -77,7 +82,9 @@ fn bench(c: &mut Criterion) {
     let mut x = 99u64;
     let probes: Vec<u64> = (0..4096)
         .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((x >> 33) % KEYS) * 3
         })
         .collect();
@@ -113,7 +120,8 @@ fn bench(c: &mut Criterion) {
                 .map(|&k| {
                     let i = offsets.binary_search_by_key(&k, |e| e.0).unwrap();
                     let (_, off, len) = offsets[i];
-                    let bm = frozen_roaring::FrozenBitmap::from_bytes(&portable[off..off + len]).unwrap();
+                    let bm = frozen_roaring::FrozenBitmap::from_bytes(&portable[off..off + len])
+                        .unwrap();
                     bm.len() + u64::from(bm.contains(k as u32))
                 })
                 .sum::<u64>()

@@ -26,3 +26,21 @@ mod tests {
         assert_eq!(super::crc32c(&data), software.checksum(&data));
     }
 }
+
+/// Checks a CRC32C trailer: the last 4 bytes of `bytes` against the CRC32C of the rest.
+pub(crate) fn check_trailer(bytes: &[u8]) -> Result<(), crate::error::Error> {
+    use crate::error::{Error, ErrorKind};
+    let Some(split) = bytes.len().checked_sub(4) else {
+        return Err(Error::truncated("checksum", 0, 4, bytes.len() as u64));
+    };
+    let (body, tail) = bytes.split_at(split);
+    let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    let computed = crc32c(body);
+    if stored != computed {
+        return Err(
+            Error::new(ErrorKind::ChecksumMismatch, "checksum", body.len())
+                .values(u64::from(computed), u64::from(stored)),
+        );
+    }
+    Ok(())
+}

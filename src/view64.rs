@@ -147,14 +147,7 @@ impl<'a> FrozenBitmap64<'a> {
                 pos = at + bucket.as_bytes().len();
             }
             if self.has_checksum() {
-                let stored = cast::read_u32(self.bytes, body.len()).unwrap_or(0);
-                let computed = crate::checksum::crc32c(body);
-                if stored != computed {
-                    return Err(
-                        Error::new(ErrorKind::ChecksumMismatch, "checksum", body.len())
-                            .values(u64::from(computed), u64::from(stored)),
-                    );
-                }
+                crate::checksum::check_trailer(self.bytes)?;
             }
         }
         Ok(())

@@ -5,30 +5,12 @@
 use frozen_roaring::{Format, FrozenBitmap, Writer};
 use libfuzzer_sys::fuzz_target;
 
+mod cookie;
 #[path = "../../tests/common/exercise.rs"]
 mod exercise;
 
-/// Puts a valid cookie in front of the fuzzer's bytes so that most inputs reach the
-/// directory and payload checks.
-fn with_cookie(data: &[u8]) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(data.len() + 8);
-    match data.first().map(|b| b % 3) {
-        Some(0) => {
-            buf.extend_from_slice(&12346u32.to_le_bytes());
-            buf.extend_from_slice(&data[1..]);
-        }
-        Some(1) if data.len() >= 2 => {
-            let n = u32::from(data[1] % 16);
-            buf.extend_from_slice(&(12347 | (n << 16)).to_le_bytes());
-            buf.extend_from_slice(&data[2..]);
-        }
-        _ => buf.extend_from_slice(data),
-    }
-    buf
-}
-
 fuzz_target!(|data: &[u8]| {
-    let bytes = with_cookie(data);
+    let bytes = cookie::with_cookie(data);
     let mut reference_bytes = Vec::new();
     let mut writer = Writer::new();
     writer

@@ -9,20 +9,10 @@ use croaring::{Bitmap, Portable};
 use frozen_roaring::FrozenBitmap;
 use libfuzzer_sys::fuzz_target;
 
+mod cookie;
+
 fuzz_target!(|data: &[u8]| {
-    let mut bytes = Vec::with_capacity(data.len() + 4);
-    match data.first().map(|b| b % 3) {
-        Some(0) => {
-            bytes.extend_from_slice(&12346u32.to_le_bytes());
-            bytes.extend_from_slice(&data[1..]);
-        }
-        Some(1) if data.len() >= 2 => {
-            let n = u32::from(data[1] % 16);
-            bytes.extend_from_slice(&(12347 | (n << 16)).to_le_bytes());
-            bytes.extend_from_slice(&data[2..]);
-        }
-        _ => bytes.extend_from_slice(data),
-    }
+    let bytes = cookie::with_cookie(data);
     let ours = FrozenBitmap::from_prefix(&bytes).and_then(|(bm, _)| bm.validate().map(|()| bm));
     let theirs = Bitmap::try_deserialize::<Portable>(&bytes);
     match (ours, theirs) {

@@ -747,41 +747,14 @@ fn demo(a: DemoArgs) -> Result<()> {
     let pairs: Vec<(u64, u64)> = (0..400u64)
         .map(|i| (i % 20, (i * 7919 + 5) % keys.max(1)))
         .collect();
-    let mut out = Vec::new();
     let mut qw = Writer::new();
-    let mut lat = Vec::with_capacity(pairs.len());
-    let (mut and_hits, mut or_hits) = (0u64, 0u64);
-    for &(x, y) in &pairs {
-        let t = Instant::now();
-        let (Some(a), Some(b)) = (file.get(x)?, file.get(y)?) else {
-            continue;
-        };
-        out.clear();
-        let r = qw.intersection_into(&a, &b, &mut out)?;
-        and_hits += FrozenBitmap::from_bytes(&out[r])?.len();
-        lat.push(t.elapsed().as_secs_f64() * 1e6);
+    for (name, op) in [("AND", Op::And), ("OR", Op::Or)] {
+        let (hits, p50, p99) = timed_pairs(&file, &pairs, &mut qw, op)?;
+        say!(
+            "{} {name} queries (lookup + result written to a reused buffer): {hits} matches; latency p50 {p50:.1} µs, p99 {p99:.1} µs",
+            pairs.len()
+        );
     }
-    let and_lat = percentiles(&mut lat);
-    lat.clear();
-    for &(x, y) in &pairs {
-        let t = Instant::now();
-        let (Some(a), Some(b)) = (file.get(x)?, file.get(y)?) else {
-            continue;
-        };
-        out.clear();
-        let r = qw.union_into(&a, &b, &mut out)?;
-        or_hits += FrozenBitmap::from_bytes(&out[r])?.len();
-        lat.push(t.elapsed().as_secs_f64() * 1e6);
-    }
-    let or_lat = percentiles(&mut lat);
-    say!(
-        "{} AND queries (lookup + intersection written to a reused buffer): {and_hits} matches; latency p50 {:.1} µs, p99 {:.1} µs",
-        pairs.len(), and_lat.0, and_lat.1
-    );
-    say!(
-        "{} OR queries (lookup + union written to a reused buffer): {or_hits} matches; latency p50 {:.1} µs, p99 {:.1} µs",
-        pairs.len(), or_lat.0, or_lat.1
-    );
     let three: Vec<FrozenBitmap> = [1u64, 2, 3]
         .iter()
         .filter_map(|&k| file.get(k).ok().flatten())
@@ -808,6 +781,39 @@ fn demo(a: DemoArgs) -> Result<()> {
         say!("kept {}", path.display());
     }
     Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Op {
+    And,
+    Or,
+}
+
+/// Runs one two-key query per pair (lookups included): (matches, p50 µs, p99 µs).
+fn timed_pairs(
+    file: &BitmapFile<memmap2::Mmap>,
+    pairs: &[(u64, u64)],
+    w: &mut Writer,
+    op: Op,
+) -> Result<(u64, f64, f64)> {
+    let mut out = Vec::new();
+    let mut lat = Vec::with_capacity(pairs.len());
+    let mut hits = 0u64;
+    for &(x, y) in pairs {
+        let t = Instant::now();
+        let (Some(a), Some(b)) = (file.get(x)?, file.get(y)?) else {
+            continue;
+        };
+        out.clear();
+        let r = match op {
+            Op::And => w.intersection_into(&a, &b, &mut out)?,
+            Op::Or => w.union_into(&a, &b, &mut out)?,
+        };
+        hits += FrozenBitmap::from_bytes(&out[r])?.len();
+        lat.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    let (p50, p99) = percentiles(&mut lat);
+    Ok((hits, p50, p99))
 }
 
 /// (p50, p99) of latencies.

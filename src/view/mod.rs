@@ -13,7 +13,7 @@ use core::fmt;
 use core::ops::{Bound, RangeBounds};
 
 use crate::container::Container;
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::format::{ContainerKind, FLAG_CRC, TRAILER_LEN};
 
 /// A read-only Roaring bitmap over borrowed bytes, queried in place.
@@ -267,16 +267,7 @@ impl<'a> FrozenBitmap<'a> {
         if !self.has_checksum() {
             return Ok(());
         }
-        let (body, tail) = self.bytes.split_at(self.bytes.len() - TRAILER_LEN);
-        let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
-        let computed = crate::checksum::crc32c(body);
-        if stored != computed {
-            return Err(
-                Error::new(ErrorKind::ChecksumMismatch, "checksum", body.len())
-                    .values(u64::from(computed), u64::from(stored)),
-            );
-        }
-        Ok(())
+        crate::checksum::check_trailer(self.bytes)
     }
 
     /// The format of the bytes this view reads.

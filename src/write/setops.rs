@@ -182,11 +182,8 @@ impl Writer {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
-        let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
-        views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
         self.enc.reset();
-        self.many(&views, true, false);
-        self.views = recycle(views);
+        self.many_of(bitmaps, true, false);
         Ok(self.finish_vec(out))
     }
 
@@ -196,11 +193,7 @@ impl Writer {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
-        let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
-        views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
-        let n = self.many(&views, false, false);
-        self.views = recycle(views);
-        n
+        self.many_of(bitmaps, false, false)
     }
 
     /// Writes the intersection of any number of bitmaps, appending to `out` in the frozen
@@ -220,11 +213,8 @@ impl Writer {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
-        let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
-        views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
         self.enc.reset();
-        self.many(&views, true, true);
-        self.views = recycle(views);
+        self.many_of(bitmaps, true, true);
         Ok(self.finish_vec(out))
     }
 
@@ -234,9 +224,19 @@ impl Writer {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
+        self.many_of(bitmaps, false, true)
+    }
+
+    /// [`many`](Self::many) over any iterator of views, collected into the writer's
+    /// recycled buffer (no allocation once it has grown).
+    fn many_of<'a, I>(&mut self, bitmaps: I, emit: bool, and: bool) -> u64
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
         let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
         views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
-        let n = self.many(&views, false, true);
+        let n = self.many(&views, emit, and);
         self.views = recycle(views);
         n
     }
