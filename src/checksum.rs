@@ -15,18 +15,6 @@ pub(crate) fn crc32c(bytes: &[u8]) -> u32 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn known_vector() {
-        // The check value of CRC-32C (RFC 3720, and the catalogue of CRC algorithms).
-        assert_eq!(super::crc32c(b"123456789"), 0xE306_9283);
-        let software = crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_ISCSI);
-        let data: [u8; 1000] = core::array::from_fn(|i| (i * 7 + 3) as u8);
-        assert_eq!(super::crc32c(&data), software.checksum(&data));
-    }
-}
-
 /// Checks a CRC32C trailer: the last 4 bytes of `bytes` against the CRC32C of the rest.
 pub(crate) fn check_trailer(bytes: &[u8]) -> Result<(), crate::error::Error> {
     use crate::error::{Error, ErrorKind};
@@ -43,4 +31,16 @@ pub(crate) fn check_trailer(bytes: &[u8]) -> Result<(), crate::error::Error> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn known_vector() {
+        // The check value of CRC-32C (RFC 3720, and the catalogue of CRC algorithms).
+        assert_eq!(super::crc32c(b"123456789"), 0xE306_9283);
+        let software = crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_ISCSI);
+        let data: [u8; 1000] = core::array::from_fn(|i| (i * 7 + 3) as u8);
+        assert_eq!(super::crc32c(&data), software.checksum(&data));
+    }
 }
