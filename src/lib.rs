@@ -47,14 +47,18 @@
 //! | [`FrozenBitmap::from_bytes_strict`] | also every payload invariant and the checksum | O(size) | answers exact |
 //! | [`FrozenBitmap::from_bytes_unchecked`] (`unsafe`) | nothing | O(1) | for bytes you wrote |
 //!
-//! The crate has no `unsafe` block: every byte cast goes through `zerocopy`'s checked
-//! conversions to alignment-1 little-endian integers.
+//! No byte cast uses `unsafe`: every one goes through `zerocopy`'s checked conversions to
+//! alignment-1 little-endian integers. The only `unsafe` blocks call CPU-specific kernels
+//! after run-time feature detection (`simd.rs`) and map files (`BitmapFile::open`).
 //!
 //! # Features
 //!
 //! - `std` (default): `std::io::Write` output, hardware CRC32C. Implies `alloc`.
 //! - `alloc`: the [`Writer`] and [`FrozenBitmap::to_vec`]. Without it (`no_std`), views
 //!   and every query remain available.
+//! - `mmap` (default): [`BitmapFile::open`] memory-maps bitmap files (memmap2).
+//! - `cli` (default): the `frozen-roaring` command-line tool (clap, indicatif); library
+//!   users can turn it off with `default-features = false, features = ["std", "mmap"]`.
 //! - `roaring`: write straight from roaring-rs `RoaringBitmap` / `RoaringTreemap`
 //!   (`Writer::write_roaring`, `write_portable_roaring`, `write_treemap`,
 //!   `write_portable_treemap`) and convert views back (`to_roaring`, `to_treemap`).

@@ -173,6 +173,11 @@ fn random_lows(seed: u64, len: usize) -> Vec<u16> {
     v
 }
 
+/// Serializes the tests that force the baseline kernels (a process-wide switch), so that
+/// one test's forcing does not change which path another test's calls take.
+#[cfg(feature = "std")]
+static FORCE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn as_le(v: &[u16]) -> Vec<crate::cast::U16> {
     v.iter().map(|&x| crate::cast::U16::new(x)).collect()
 }
@@ -180,6 +185,7 @@ fn as_le(v: &[u16]) -> Vec<crate::cast::U16> {
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn accelerated_kernels_match_scalar() {
+    let _guard = FORCE.lock();
     use crate::container::{count, Container};
     for seed in 0..400u64 {
         let (la, lb) = ((seed * 37 % 300) as usize, (seed * 91 % 5000) as usize);
@@ -237,6 +243,7 @@ fn kinds_of(
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn accelerated_set_kernels_match_scalar() {
+    let _guard = FORCE.lock();
     use crate::algebra::{kernels, scratch::Scratch, Op};
     use crate::container::Container;
     use crate::write::encode::Encoder;
