@@ -134,13 +134,13 @@ impl<'a> FrozenBitmap64<'a> {
     pub fn validate(&self) -> Result<(), Error> {
         let base = self.bytes.as_ptr() as usize;
         for (_, bucket) in self.buckets() {
-            let at = bucket.as_bytes().as_ptr() as usize - base;
+            let at = (bucket.as_bytes().as_ptr() as usize).wrapping_sub(base);
             bucket.validate().map_err(|e| e.shifted(at))?;
         }
         if let Repr::Frozen { body, .. } = self.repr {
             let mut pos = buckets64_at(self.bucket_count());
             for (_, bucket) in self.buckets() {
-                let at = bucket.as_bytes().as_ptr() as usize - base;
+                let at = (bucket.as_bytes().as_ptr() as usize).wrapping_sub(base);
                 if body.get(pos..at).is_some_and(|p| p.iter().any(|&b| b != 0)) {
                     return Err(Error::corrupt("padding (must be zero)", pos));
                 }

@@ -400,3 +400,23 @@ fn cookie_12347_without_runs() {
         .unwrap();
     assert_eq!(back, cr.serialize::<Portable>());
 }
+
+/// Found by the `decode_portable` fuzz target: bits of the run-flag bitset beyond the last
+/// container are ignored (as CRoaring ignores them). The view reads the stream, a portable
+/// re-encoding copies it, and CRoaring reads the same set.
+#[test]
+fn spare_run_flag_bits_are_ignored() {
+    // Cookie 12347, 1 container; run flags 0b1101: container 0 is a run, bits 2 and 3 spare.
+    let bytes = [
+        0x3B, 0x30, 0, 0, 0b1101, // cookie, flags
+        0, 0, 4, 0, // key 0, card - 1 = 4
+        1, 0, 10, 0, 4, 0, // 1 run: 10..=14
+    ];
+    let v = FrozenBitmap::from_bytes_strict(&bytes).unwrap();
+    assert_eq!(v.to_vec(), [10, 11, 12, 13, 14]);
+    let cr = Bitmap::try_deserialize::<Portable>(&bytes).unwrap();
+    assert!(cr.iter().eq(v.iter()));
+    let mut same = Vec::new();
+    Writer::new().write_portable(&v, &mut same).unwrap();
+    assert_eq!(same, bytes);
+}

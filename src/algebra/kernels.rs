@@ -8,7 +8,7 @@ use super::scratch::{push_run, Scratch};
 use super::Op;
 use crate::cast::{BitsetLE, RunLE, BITSET_WORDS, U16};
 use crate::container::Container;
-use crate::write::encode::fill_bits;
+use crate::write::encode::{fill_bits, Encoder};
 
 /// Size ratio above which sorted-array kernels gallop through the larger array.
 const GALLOP_RATIO: usize = 32;
@@ -26,6 +26,16 @@ crate::simd::dispatch! {
 crate::simd::dispatch! {
     /// `s = s ∩ c`, in place (many-way intersection).
     pub(crate) fn and_in_place(c: Container<'_>, s: &mut Scratch) -> () => and_in_place_impl;
+}
+
+crate::simd::dispatch! {
+    /// Appends the scratch container, canonically encoded, to the encoder.
+    pub(crate) fn emit(s: &mut Scratch, key: u16, enc: &mut Encoder) -> () => emit_impl;
+}
+
+#[inline(always)]
+fn emit_impl(s: &mut Scratch, key: u16, enc: &mut Encoder) {
+    s.emit_impl(key, enc);
 }
 
 crate::simd::dispatch! {
@@ -107,13 +117,12 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.set_runs();
         }
         (_, Array(x), Run(y)) | (_, Run(y), Array(x)) => {
-            // Xor.
-            fill_runs(&mut s.bits, y);
-            for v in x {
-                let v = v.get();
-                s.bits[usize::from(v >> 6)] ^= 1 << (v & 63);
-            }
-            s.set_bits();
+            // Xor: (a ∪ b) − (a ∩ b), on runs.
+            xor_runs(
+                x.iter().map(|v| (v.get(), v.get())),
+                y.iter().map(run),
+                s,
+            );
         }
         // --- bitset ∘ bitset: word-wise
         (_, Bitset(x), Bitset(y)) => {
@@ -129,14 +138,32 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.set_bits();
         }
         // --- bitset ∘ run: word-wise over the runs' spans
+        (Op::And, Bitset(x), Run(y)) | (Op::And, Run(y), Bitset(x)) if run_len(y) <= 4096 => {
+            s.lows.clear();
+            for r in y {
+                let (st, en) = run(r);
+                s.lows.extend((st..=en).filter(|&v| bit(x, v)));
+            }
+            s.set_lows();
+        }
         (Op::And, Bitset(x), Run(y)) | (Op::And, Run(y), Bitset(x)) => {
+            s.zero_bits();
             for r in y {
                 let (st, en) = run(r);
                 copy_range(&mut s.bits, x, st, en);
             }
             s.set_bits();
         }
+        (Op::AndNot, Run(x), Bitset(y)) if run_len(x) <= 4096 => {
+            s.lows.clear();
+            for r in x {
+                let (st, en) = run(r);
+                s.lows.extend((st..=en).filter(|&v| !bit(y, v)));
+            }
+            s.set_lows();
+        }
         (Op::AndNot, Run(x), Bitset(y)) => {
+            s.zero_bits();
             fill_runs(&mut s.bits, x);
             for (d, q) in s.bits.iter_mut().zip(y.iter()) {
                 *d &= !q.get();
@@ -161,17 +188,7 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.set_bits();
         }
         // --- run ∘ run: interval arithmetic
-        (Op::Xor, Run(x), Run(y)) => {
-            fill_runs(&mut s.bits, x);
-            for r in y {
-                let (st, en) = run(r);
-                let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
-                for w in ws..=we {
-                    s.bits[w] ^= range_mask(st, en, w);
-                }
-            }
-            s.set_bits();
-        }
+        (Op::Xor, Run(x), Run(y)) => xor_runs(x.iter().map(run), y.iter().map(run), s),
         (_, Run(x), Run(y)) => {
             s.runs.clear();
             match op {
@@ -239,7 +256,6 @@ fn and_in_place_impl(c: Container<'_>, s: &mut Scratch) {
             s.lows.clear();
             s.lows
                 .extend(a.iter().map(|v| v.get()).filter(|&v| bit_u64(&s.bits, v)));
-            s.bits.fill(0);
             s.set_lows();
         }
         (Repr::Bits, Container::Bitset(b)) => {
@@ -269,6 +285,7 @@ fn and_in_place_impl(c: Container<'_>, s: &mut Scratch) {
             s.set_lows();
         }
         (Repr::Runs, Container::Bitset(b)) => {
+            s.zero_bits();
             for &(st, en) in &s.runs {
                 copy_range(&mut s.bits, b, st, en);
             }
@@ -281,6 +298,28 @@ fn and_in_place_impl(c: Container<'_>, s: &mut Scratch) {
             s.set_runs();
         }
     }
+}
+
+/// Values covered by runs (for choosing a sorted-values result when it must be small).
+#[inline(always)]
+fn run_len(r: &[RunLE]) -> u32 {
+    r.iter().map(|r| r.end() - r.start() + 1).sum()
+}
+
+/// `s.runs = a ⊕ b` for two ascending run lists, as `(a ∪ b) − (a ∩ b)`.
+#[inline(always)]
+fn xor_runs(
+    a: impl Iterator<Item = (u16, u16)> + Clone,
+    b: impl Iterator<Item = (u16, u16)> + Clone,
+    s: &mut Scratch,
+) {
+    s.runs2.clear();
+    merge_runs(a.clone(), b.clone(), &mut s.runs2);
+    s.runs3.clear();
+    and_runs(a, b, &mut s.runs3);
+    s.runs.clear();
+    andnot_runs(s.runs2.iter().copied(), s.runs3.iter().copied(), &mut s.runs);
+    s.set_runs();
 }
 
 #[inline(always)]

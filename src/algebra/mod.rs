@@ -29,7 +29,9 @@ pub(crate) enum Op {
 
 /// A bitmap that owns its bytes (frozen format): the result of the convenience forms of the
 /// set operations ([`FrozenBitmap::intersection`], `&a & &b`, ...). Query it through
-/// [`as_view`](Self::as_view); keep its bytes with [`into_bytes`](Self::into_bytes).
+/// [`as_view`](Self::as_view) (O(1)); keep its bytes with [`into_bytes`](Self::into_bytes).
+/// It does not implement `Deref<Target = FrozenBitmap>`: a view borrows the bytes, and
+/// `Deref` cannot return a value that borrows from `self` without unsafe self-reference.
 ///
 /// ```
 /// use frozen_roaring::{FrozenBitmap, Writer};
@@ -78,12 +80,11 @@ impl FrozenBitmapBuf {
         FrozenBitmapBuf { bytes }
     }
 
-    /// The view of the bitmap.
+    /// The view of the bitmap, in O(1): the bytes were written by this crate or checked
+    /// when the buffer was made, so they are not checked again.
     #[inline]
     pub fn as_view(&self) -> FrozenBitmap<'_> {
-        // The bytes were written by this crate or checked on construction: the checked
-        // constructor succeeds; the fallback is never taken.
-        FrozenBitmap::from_bytes(&self.bytes).unwrap_or_else(|_| crate::view::open::unchecked(&[]))
+        crate::view::open::unchecked(&self.bytes)
     }
 
     /// The number of values.

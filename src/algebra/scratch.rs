@@ -22,8 +22,10 @@ pub(crate) enum Repr {
     Runs,
 }
 
-/// Reusable buffers for one container. Invariant: `bits` and `bits2` are all zero unless
-/// `repr == Bits` (for `bits`), so kernels that set a few words need not clear 8 KiB first.
+/// Reusable buffers for one container. `bits2` is all zero between uses; `bits` may hold
+/// stale words (`bits_dirty`): kernels that overwrite every word use it as it is, kernels
+/// that set a few bits call [`Scratch::zero_bits`] first, so no pass clears 8 KiB for
+/// nothing.
 pub(crate) struct Scratch {
     pub(crate) lows: Vec<u16>,
     pub(crate) lows2: Vec<u16>,
@@ -31,8 +33,13 @@ pub(crate) struct Scratch {
     pub(crate) bits2: Box<[u64; BITSET_WORDS]>,
     pub(crate) runs: Vec<(u16, u16)>,
     pub(crate) runs2: Vec<(u16, u16)>,
+    pub(crate) runs3: Vec<(u16, u16)>,
     pub(crate) repr: Repr,
     pub(crate) card: u32,
+    /// Maximal runs of `bits`, counted with the cardinality by `set_bits`.
+    pub(crate) bit_runs: u32,
+    /// Whether `bits` may hold non-zero words.
+    pub(crate) bits_dirty: bool,
 }
 
 impl Scratch {
@@ -44,19 +51,28 @@ impl Scratch {
             bits2: Box::new([0; BITSET_WORDS]),
             runs: Vec::new(),
             runs2: Vec::new(),
+            runs3: Vec::new(),
             repr: Repr::Empty,
             card: 0,
+            bit_runs: 0,
+            bits_dirty: false,
         }
     }
 
-    /// Forgets the container (restoring the zero-bitset invariant).
+    /// Forgets the container.
     #[inline]
     pub(crate) fn clear(&mut self) {
-        if self.repr == Repr::Bits {
-            self.bits.fill(0);
-        }
         self.repr = Repr::Empty;
         self.card = 0;
+    }
+
+    /// Clears `bits` if it may hold stale words, for kernels that set only some bits.
+    #[inline]
+    pub(crate) fn zero_bits(&mut self) {
+        if self.bits_dirty {
+            self.bits.fill(0);
+            self.bits_dirty = false;
+        }
     }
 
     /// Values in the container.
@@ -79,10 +95,19 @@ impl Scratch {
         };
     }
 
-    /// Marks `bits` as the container, counting its bits.
+    /// Marks `bits` as the container, counting its bits and its runs in one pass.
     #[inline]
     pub(crate) fn set_bits(&mut self) {
-        self.card = self.bits.iter().map(|w| w.count_ones()).sum();
+        self.bits_dirty = true;
+        let (mut card, mut runs, mut carry) = (0u32, 0u32, 0u64);
+        for &w in self.bits.iter() {
+            card += w.count_ones();
+            // A run starts at every set bit whose lower neighbour is clear.
+            runs += (w & !((w << 1) | carry)).count_ones();
+            carry = w >> 63;
+        }
+        self.card = card;
+        self.bit_runs = runs;
         if self.card == 0 {
             self.repr = Repr::Empty;
         } else {
@@ -133,7 +158,14 @@ impl Scratch {
 
     /// Appends the container, in its canonical kind, to the encoder's directory and
     /// payload as the container of `key`; then clears it.
+    #[inline]
     pub(crate) fn emit(&mut self, key: u16, enc: &mut Encoder) {
+        super::kernels::emit(self, key, enc);
+    }
+
+    /// The body of [`emit`](Self::emit), compiled for each CPU level by `kernels::emit`.
+    #[inline(always)]
+    pub(crate) fn emit_impl(&mut self, key: u16, enc: &mut Encoder) {
         let card = self.len();
         if card == 0 {
             self.clear();
@@ -162,8 +194,7 @@ impl Scratch {
                 kind
             }
             Repr::Bits => {
-                let runs = encode::count_bitset_runs(self.bits.iter().copied());
-                let kind = canonical_kind(card, runs);
+                let kind = canonical_kind(card, self.bit_runs);
                 match kind {
                     ContainerKind::Bitset => cast::extend_u64s(out, &self.bits[..]),
                     ContainerKind::Run => {
@@ -175,7 +206,6 @@ impl Scratch {
                         cast::extend_u16s(out, &self.lows2);
                     }
                 }
-                self.bits.fill(0);
                 kind
             }
             Repr::Runs => {

@@ -334,6 +334,7 @@ impl Writer {
                 2 => kernels::binary(Op::Or, container(hits[0]), container(hits[1]), s),
                 _ => {
                     s.clear();
+                    s.zero_bits();
                     for &k in hits.iter() {
                         kernels::or_into_bits(container(k), s);
                     }
