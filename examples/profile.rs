@@ -1,7 +1,7 @@
 //! A profiling harness: runs one operation in a loop over a real-data folder, for `perf`.
 //!
 //! ```text
-//! cargo run --release --example profile -- (inter|contains|iter|build) ../shared/realdata/census1881
+//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot) ../shared/realdata/census1881
 //! ```
 
 use std::time::Instant;
@@ -11,7 +11,7 @@ use frozen_roaring::{FrozenBitmap, Writer};
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
-        eprintln!("usage: profile (inter|contains|iter|build) DIR");
+        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot) DIR");
         std::process::exit(2);
     };
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -75,6 +75,19 @@ fn main() {
                 .map(|s| {
                     out.clear();
                     w.write_sorted(s.iter().copied(), &mut out).unwrap().len() as u64
+                })
+                .sum(),
+            "and" | "or" | "xor" | "andnot" => views
+                .windows(2)
+                .map(|p| {
+                    out.clear();
+                    let r = match op.as_str() {
+                        "and" => w.intersection_into(&p[0], &p[1], &mut out),
+                        "or" => w.union_into(&p[0], &p[1], &mut out),
+                        "xor" => w.symmetric_difference_into(&p[0], &p[1], &mut out),
+                        _ => w.difference_into(&p[0], &p[1], &mut out),
+                    };
+                    r.unwrap().len() as u64
                 })
                 .sum(),
             _ => panic!("unknown operation {op}"),

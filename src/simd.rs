@@ -101,6 +101,21 @@ pub(crate) fn scan_count_u16(small: &[U16], large: &[U16]) -> Option<u64> {
     None
 }
 
+/// Appends `a ∩ b` (sorted `u16` arrays) to `out` with SSE block compares; `false` (and
+/// nothing appended) if the CPU lacks the features (the caller then merges in scalar code).
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn intersect_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v3() {
+        // SAFETY: `has_v3` confirmed SSSE3/SSE4 (implied by AVX2) and POPCNT on this CPU.
+        unsafe { x86_kernels::intersect_u16(a, b, out) };
+        return true;
+    }
+    let _ = (a, b, out);
+    false
+}
+
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86_kernels {
     use super::U16;
@@ -162,6 +177,65 @@ mod x86_kernels {
             }
         }
         n
+    }
+
+    /// Block intersection (as [`intersect_count_u16`], appending the values): a value of
+    /// `a` matches at most one value of `b`, and later blocks of `b` hold larger values, so
+    /// matches come out in ascending order.
+    #[cfg(feature = "alloc")]
+    #[target_feature(enable = "avx2,popcnt,bmi1")]
+    pub(super) unsafe fn intersect_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
+        out.reserve(a.len().min(b.len()));
+        let (mut i, mut j) = (0usize, 0usize);
+        if a.len() >= 8 && b.len() >= 8 {
+            // SAFETY: both slices hold at least 8 values.
+            let (mut va, mut vb) = unsafe { (load8(a, 0), load8(b, 0)) };
+            loop {
+                let mut m = _mm_cmpeq_epi16(va, vb);
+                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<2>(vb, vb)));
+                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<4>(vb, vb)));
+                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<6>(vb, vb)));
+                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<8>(vb, vb)));
+                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<10>(vb, vb)));
+                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<12>(vb, vb)));
+                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<14>(vb, vb)));
+                // Two mask bits per lane: keep the low one of each.
+                let mut lanes = (_mm_movemask_epi8(m) as u32) & 0x5555;
+                while lanes != 0 {
+                    out.push(a[i + (lanes.trailing_zeros() / 2) as usize].get());
+                    lanes &= lanes - 1;
+                }
+                let (amax, bmax) = (a[i + 7].get(), b[j + 7].get());
+                if amax <= bmax {
+                    i += 8;
+                    if i + 8 > a.len() {
+                        if amax == bmax {
+                            j += 8;
+                        }
+                        break;
+                    }
+                    // SAFETY: `i + 8 <= a.len()` was just checked.
+                    va = unsafe { load8(a, i) };
+                }
+                if bmax <= amax {
+                    j += 8;
+                    if j + 8 > b.len() {
+                        break;
+                    }
+                    // SAFETY: `j + 8 <= b.len()` was just checked.
+                    vb = unsafe { load8(b, j) };
+                }
+            }
+        }
+        // Scalar merge of what is left (never loaded together as blocks).
+        while i < a.len() && j < b.len() {
+            let (x, y) = (a[i].get(), b[j].get());
+            if x == y {
+                out.push(x);
+            }
+            i += usize::from(x <= y);
+            j += usize::from(y <= x);
+        }
     }
 
     /// Block intersection count (Schlegel, Willhalm, Lehner; Lemire et al.): compare 8

@@ -39,6 +39,53 @@ fn emit_impl(s: &mut Scratch, key: u16, enc: &mut Encoder) {
 }
 
 crate::simd::dispatch! {
+    /// Appends a container of one operand that goes to the result unchanged: its payload is
+    /// copied in bulk when it is already canonical (runs counted on the source), else it is
+    /// re-encoded through the scratch.
+    pub(crate) fn pass_through(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scratch) -> () => pass_through_impl;
+}
+
+#[inline(always)]
+fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scratch) {
+    use crate::format::canonical_kind;
+    let (kind, card) = match c {
+        Container::Array(a) => {
+            let runs = crate::write::encode::count_array_runs(a.iter().map(|v| v.get()));
+            (canonical_kind(a.len() as u32, runs), a.len() as u32)
+        }
+        Container::Bitset(b) => {
+            let (mut card, mut runs, mut carry) = (0u32, 0u32, 0u64);
+            for w in b.iter() {
+                let w = w.get();
+                card += w.count_ones();
+                runs += (w & !((w << 1) | carry)).count_ones();
+                carry = w >> 63;
+            }
+            (canonical_kind(card, runs), card)
+        }
+        Container::Run(r) => {
+            let card = run_len(r);
+            (canonical_kind(card, r.len() as u32), card)
+        }
+    };
+    if card == 0 || kind != c.kind() {
+        s.load(c);
+        s.emit_impl(key, enc);
+        return;
+    }
+    let start = enc.payload.len();
+    enc.payload
+        .extend_from_slice(crate::container::payload_bytes(&c));
+    enc.metas.push(crate::write::encode::Meta {
+        key,
+        kind,
+        card,
+        start,
+        len: enc.payload.len() - start,
+    });
+}
+
+crate::simd::dispatch! {
     /// Counts the bits of `s.bits` into `s.card` and marks the scratch as a bitset.
     pub(crate) fn finish_bits(s: &mut Scratch) -> () => finish_bits_impl;
 }
@@ -67,14 +114,12 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
         // --- array ∘ bitset
         (Op::And, Array(x), Bitset(y)) | (Op::And, Bitset(y), Array(x)) => {
             s.lows.clear();
-            s.lows
-                .extend(x.iter().map(|v| v.get()).filter(|&v| bit(y, v)));
+            filter_by_bits::<true>(x, y, &mut s.lows);
             s.set_lows();
         }
         (Op::AndNot, Array(x), Bitset(y)) => {
             s.lows.clear();
-            s.lows
-                .extend(x.iter().map(|v| v.get()).filter(|&v| !bit(y, v)));
+            filter_by_bits::<false>(x, y, &mut s.lows);
             s.set_lows();
         }
         (_, Array(x), Bitset(y)) | (_, Bitset(y), Array(x)) => {
@@ -118,11 +163,7 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
         }
         (_, Array(x), Run(y)) | (_, Run(y), Array(x)) => {
             // Xor: (a ∪ b) − (a ∩ b), on runs.
-            xor_runs(
-                x.iter().map(|v| (v.get(), v.get())),
-                y.iter().map(run),
-                s,
-            );
+            xor_runs(x.iter().map(|v| (v.get(), v.get())), y.iter().map(run), s);
         }
         // --- bitset ∘ bitset: word-wise
         (_, Bitset(x), Bitset(y)) => {
@@ -318,7 +359,11 @@ fn xor_runs(
     s.runs3.clear();
     and_runs(a, b, &mut s.runs3);
     s.runs.clear();
-    andnot_runs(s.runs2.iter().copied(), s.runs3.iter().copied(), &mut s.runs);
+    andnot_runs(
+        s.runs2.iter().copied(),
+        s.runs3.iter().copied(),
+        &mut s.runs,
+    );
     s.set_runs();
 }
 
@@ -403,6 +448,9 @@ fn and_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
         }
         return;
     }
+    if crate::simd::intersect_u16(small, large, out) {
+        return;
+    }
     let (mut i, mut j) = (0, 0);
     while i < small.len() && j < large.len() {
         let (x, y) = (small[i].get(), large[j].get());
@@ -412,6 +460,21 @@ fn and_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
         i += usize::from(x <= y);
         j += usize::from(y <= x);
     }
+}
+
+/// Appends the values of `a` whose bit in `b` is `KEEP`, without a branch per value.
+#[inline(always)]
+fn filter_by_bits<const KEEP: bool>(a: &[U16], b: &BitsetLE, out: &mut alloc::vec::Vec<u16>) {
+    let start = out.len();
+    out.resize(start + a.len(), 0);
+    let dst = &mut out[start..];
+    let mut k = 0;
+    for v in a {
+        let v = v.get();
+        dst[k] = v;
+        k += usize::from(bit(b, v) == KEEP);
+    }
+    out.truncate(start + k);
 }
 
 #[inline(always)]
@@ -438,33 +501,33 @@ fn merge_aa<const A: bool, const BOTH: bool, const B: bool>(
     b: &[U16],
     out: &mut alloc::vec::Vec<u16>,
 ) {
-    let (mut i, mut j) = (0, 0);
+    // Branch-free: every step writes the smaller value and keeps it (advances the write
+    // index) according to the const parameters; both sides advance on equality.
+    let start = out.len();
+    out.resize(start + a.len() + b.len(), 0);
+    let dst = &mut out[start..];
+    let (mut i, mut j, mut k) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i].get(), b[j].get());
-        if x < y {
-            if A {
-                out.push(x);
-            }
-            i += 1;
-        } else if y < x {
-            if B {
-                out.push(y);
-            }
-            j += 1;
-        } else {
-            if BOTH {
-                out.push(x);
-            }
-            i += 1;
-            j += 1;
-        }
+        dst[k] = x.min(y);
+        let keep = (A && x < y) | (B && y < x) | (BOTH && x == y);
+        k += usize::from(keep);
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
     }
     if A {
-        out.extend(a[i..].iter().map(|v| v.get()));
+        for v in &a[i..] {
+            dst[k] = v.get();
+            k += 1;
+        }
     }
     if B {
-        out.extend(b[j..].iter().map(|v| v.get()));
+        for v in &b[j..] {
+            dst[k] = v.get();
+            k += 1;
+        }
     }
+    out.truncate(start + k);
 }
 
 /// Values of `a` inside (`IN`) or outside the runs `r`.

@@ -117,16 +117,14 @@ impl Writer {
             let (ka, kb) = (da.key(i), db.key(j));
             if ka < kb {
                 if keep_a {
-                    s.load(da.container(i));
-                    s.emit(ka, enc);
+                    kernels::pass_through(da.container(i), ka, enc, s);
                     i += 1;
                 } else {
                     i = da.lower_bound(kb, i + 1, na);
                 }
             } else if kb < ka {
                 if keep_b {
-                    s.load(db.container(j));
-                    s.emit(kb, enc);
+                    kernels::pass_through(db.container(j), kb, enc, s);
                     j += 1;
                 } else {
                     j = db.lower_bound(ka, j + 1, nb);
@@ -324,7 +322,14 @@ impl Writer {
             let container = |k: usize| views[k].dir.container(cursors[k]);
             match hits.len() {
                 1 if !emit => total += u64::from(views[hits[0]].dir.card(cursors[hits[0]])),
-                1 => s.load(container(hits[0])),
+                1 => {
+                    kernels::pass_through(container(hits[0]), key, enc, s);
+                    total += u64::from(views[hits[0]].dir.card(cursors[hits[0]]));
+                    for &k in hits.iter() {
+                        cursors[k] += 1;
+                    }
+                    continue;
+                }
                 2 if !emit => {
                     let (x, y) = (hits[0], hits[1]);
                     total += u64::from(views[x].dir.card(cursors[x]))
@@ -359,7 +364,6 @@ impl Writer {
 /// Re-encodes containers `from..` of `d` canonically.
 fn copy_rest(d: &Directory<'_>, from: usize, s: &mut Scratch, enc: &mut super::encode::Encoder) {
     for i in from..d.n() {
-        s.load(d.container(i));
-        s.emit(d.key(i), enc);
+        kernels::pass_through(d.container(i), d.key(i), enc, s);
     }
 }
