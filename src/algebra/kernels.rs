@@ -494,8 +494,10 @@ fn andnot_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
 }
 
 /// Merge of two sorted arrays keeping values only in `a` (`A`), in both (`BOTH`) and only
-/// in `b` (`B`): union, symmetric difference and difference are instances.
-#[inline(always)]
+/// in `b` (`B`): union, symmetric difference and difference are instances. Not inlined:
+/// scalar code gains nothing from the wider target, and a function of its own keeps the
+/// loop's state in registers.
+#[inline(never)]
 fn merge_aa<const A: bool, const BOTH: bool, const B: bool>(
     a: &[U16],
     b: &[U16],
