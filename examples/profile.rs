@@ -1,7 +1,7 @@
 //! A profiling harness: runs one operation in a loop over a real-data folder, for `perf`.
 //!
 //! ```text
-//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot) ../shared/realdata/census1881
+//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all) ../shared/realdata/census1881
 //! ```
 
 use std::time::Instant;
@@ -11,7 +11,7 @@ use frozen_roaring::{FrozenBitmap, Writer};
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
-        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot) DIR");
+        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all) DIR");
         std::process::exit(2);
     };
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -77,6 +77,10 @@ fn main() {
                     w.write_sorted(s.iter().copied(), &mut out).unwrap().len() as u64
                 })
                 .sum(),
+            "union_all" => {
+                out.clear();
+                w.union_many_into(&views, &mut out).unwrap().len() as u64
+            }
             "and" | "or" | "xor" | "andnot" => views
                 .windows(2)
                 .map(|p| {

@@ -130,8 +130,20 @@ impl Writer {
                     j = db.lower_bound(ka, j + 1, nb);
                 }
             } else {
-                kernels::binary(op, da.container(i), db.container(j), s);
-                s.emit(ka, enc);
+                let full = 1u32 << 16;
+                let (fa, fb) = (da.card(i) == full, db.card(j) == full);
+                match op {
+                    // A full container decides the result without reading the other.
+                    Op::Or if fa => kernels::pass_through(da.container(i), ka, enc, s),
+                    Op::Or if fb => kernels::pass_through(db.container(j), ka, enc, s),
+                    Op::And if fa => kernels::pass_through(db.container(j), ka, enc, s),
+                    Op::And if fb => kernels::pass_through(da.container(i), ka, enc, s),
+                    Op::AndNot if fb => {}
+                    _ => {
+                        kernels::binary(op, da.container(i), db.container(j), s);
+                        s.emit(ka, enc);
+                    }
+                }
                 i += 1;
                 j += 1;
             }
@@ -339,9 +351,28 @@ impl Writer {
                 2 => kernels::binary(Op::Or, container(hits[0]), container(hits[1]), s),
                 _ => {
                     s.clear();
+                    // A full container (stored cardinality 65536) makes the union full:
+                    // nothing else needs reading.
+                    if let Some(&k) = hits
+                        .iter()
+                        .find(|&&k| views[k].dir.card(cursors[k]) == 1 << 16)
+                    {
+                        if emit {
+                            kernels::pass_through(container(k), key, enc, s);
+                        }
+                        total += 1 << 16;
+                        for &k in hits.iter() {
+                            cursors[k] += 1;
+                        }
+                        continue;
+                    }
                     s.zero_bits();
-                    for &k in hits.iter() {
+                    for (n, &k) in hits.iter().enumerate() {
                         kernels::or_into_bits(container(k), s);
+                        // Once the accumulated bits are all set, the rest cannot add any.
+                        if n % 8 == 7 && s.bits.iter().all(|&w| w == u64::MAX) {
+                            break;
+                        }
                     }
                     kernels::finish_bits(s);
                 }
