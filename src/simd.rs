@@ -116,6 +116,21 @@ pub(crate) fn intersect_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>
     false
 }
 
+/// Appends `a ∪ b` (sorted `u16` arrays) to `out` with SSE merge networks; `false` (and
+/// nothing appended) if the CPU lacks the features.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn union_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v3() {
+        // SAFETY: `has_v3` confirmed SSSE3/SSE4.1 (implied by AVX2) and POPCNT on this CPU.
+        unsafe { x86_kernels::union_u16(a, b, out) };
+        return true;
+    }
+    let _ = (a, b, out);
+    false
+}
+
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86_kernels {
     use super::U16;
@@ -177,6 +192,203 @@ mod x86_kernels {
             }
         }
         n
+    }
+
+    /// Shuffle masks that move the lanes of a vector of 8 `u16` whose bit in the index is
+    /// clear to the front (in order): `UNIQUE_SHUFFLE[m]` drops the lanes flagged in `m`.
+    #[cfg(feature = "alloc")]
+    static UNIQUE_SHUFFLE: [[u8; 16]; 256] = {
+        let mut t = [[0x80u8; 16]; 256];
+        let mut m = 0;
+        while m < 256 {
+            let (mut lane, mut k) = (0, 0);
+            while lane < 8 {
+                if (m >> lane) & 1 == 0 {
+                    t[m][2 * k] = 2 * lane as u8;
+                    t[m][2 * k + 1] = 2 * lane as u8 + 1;
+                    k += 1;
+                }
+                lane += 1;
+            }
+            m += 1;
+        }
+        t
+    };
+
+    /// Merges two sorted vectors of 8 `u16` into the 8 smallest (`lo`) and the 8 largest
+    /// (`hi`), both sorted (a merge network of rotations and unsigned min/max).
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn merge8(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+        let mut lo = _mm_min_epu16(a, b);
+        let mut hi = _mm_max_epu16(a, b);
+        // Seven rounds: rotate the low vector by one lane, then min/max against the high.
+        macro_rules! round {
+            () => {
+                let t = _mm_alignr_epi8::<2>(lo, lo);
+                lo = _mm_min_epu16(t, hi);
+                hi = _mm_max_epu16(t, hi);
+            };
+        }
+        round!();
+        round!();
+        round!();
+        round!();
+        round!();
+        round!();
+        round!();
+        (_mm_alignr_epi8::<2>(lo, lo), hi)
+    }
+
+    /// Writes the values of `v` that differ from their predecessor (the last lane of
+    /// `prev` for the first) at `out[k..]`, which must have room for 8; returns how many.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store_unique(prev: __m128i, v: __m128i, out: &mut [u16], k: usize) -> usize {
+        let shifted = _mm_alignr_epi8::<14>(v, prev);
+        let dup = _mm_cmpeq_epi16(shifted, v);
+        let m = _mm_movemask_epi8(_mm_packs_epi16(dup, _mm_setzero_si128())) as usize & 0xFF;
+        let shuffle = UNIQUE_SHUFFLE[m];
+        // SAFETY: the table row is 16 bytes; unaligned load.
+        let key = unsafe { _mm_loadu_si128(shuffle.as_ptr().cast::<__m128i>()) };
+        let packed = _mm_shuffle_epi8(v, key);
+        let mut lanes = [0u16; 8];
+        // SAFETY: `lanes` is 16 bytes; unaligned store.
+        unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast::<__m128i>(), packed) };
+        out[k..k + 8].copy_from_slice(&lanes);
+        8 - m.count_ones() as usize
+    }
+
+    /// At most 8 values, on the stack.
+    #[cfg(feature = "alloc")]
+    struct ShortVec {
+        buf: [u16; 8],
+        len: usize,
+    }
+
+    #[cfg(feature = "alloc")]
+    impl FromIterator<u16> for ShortVec {
+        fn from_iter<I: IntoIterator<Item = u16>>(iter: I) -> ShortVec {
+            let mut v = ShortVec {
+                buf: [0; 8],
+                len: 0,
+            };
+            for (slot, x) in v.buf.iter_mut().zip(iter) {
+                *slot = x;
+                v.len += 1;
+            }
+            v
+        }
+    }
+
+    #[cfg(feature = "alloc")]
+    impl ShortVec {
+        fn as_slice(&self) -> &[u16] {
+            &self.buf[..self.len]
+        }
+    }
+
+    /// Union of sorted arrays (Lemire et al.'s vectorized union, as in CRoaring): blocks of
+    /// 8 are merged through [`merge8`], the smaller half stored without duplicates; the
+    /// block taken next is the one whose first value is smaller. The last half-merged
+    /// block and the tails are finished by a scalar merge that also drops duplicates.
+    #[cfg(feature = "alloc")]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn union_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
+        let start = out.len();
+        out.resize(start + a.len() + b.len() + 16, 0);
+        let dst = &mut out[start..];
+        let mut k = 0usize;
+        let (mut i, mut j) = (0usize, 0usize);
+        let mut pending = [0u16; 8]; // the high half not yet stored
+        let mut have_pending = false;
+        if a.len() >= 8 && b.len() >= 8 {
+            // SAFETY: both slices hold at least 8 values.
+            let (va, vb) = unsafe { (load8(a, 0), load8(b, 0)) };
+            i = 8;
+            j = 8;
+            let (lo, mut hi) = merge8(va, vb);
+            k += store_unique(_mm_set1_epi16(-1), lo, dst, k);
+            // A previous vector whose last lane is the last value stored.
+            let mut last = lo;
+            // Stop as soon as either array has no full block left (its tail, and the rest
+            // of the other array, go to the scalar finish).
+            while i + 8 <= a.len() && j + 8 <= b.len() {
+                let next = if a[i].get() <= b[j].get() {
+                    i += 8;
+                    // SAFETY: `i - 8 + 8 <= a.len()` was checked by the loop condition.
+                    unsafe { load8(a, i - 8) }
+                } else {
+                    j += 8;
+                    // SAFETY: `j - 8 + 8 <= b.len()` was checked by the loop condition.
+                    unsafe { load8(b, j - 8) }
+                };
+                let (lo, h) = merge8(next, hi);
+                hi = h;
+                // A value of `lo` can equal the last stored value only at lane 0.
+                k += store_unique(last, lo, dst, k);
+                last = lo;
+            }
+            // SAFETY: `pending` is 16 bytes; unaligned store.
+            unsafe { _mm_storeu_si128(pending.as_mut_ptr().cast::<__m128i>(), hi) };
+            have_pending = true;
+        }
+        // Scalar finish. One array has fewer than 8 values left (or both do): merge them with
+        // `pending` into a short sorted list, then interleave that list with the other
+        // array's rest, copying the stretches between its values in bulk.
+        let pend: &[u16] = if have_pending { &pending } else { &[] };
+        let (short, long) = if a.len() - i < 8 {
+            (&a[i..], &b[j..])
+        } else {
+            (&b[j..], &a[i..])
+        };
+        let mut small = [0u16; 24];
+        let mut n = 0;
+        for &v in pend.iter().chain(
+            short
+                .iter()
+                .map(|v| v.get())
+                .collect::<ShortVec>()
+                .as_slice(),
+        ) {
+            small[n] = v;
+            n += 1;
+        }
+        let small = &mut small[..n];
+        small.sort_unstable();
+        // Appends `v` unless it is not above the last value stored (a duplicate).
+        fn push(v: u16, dst: &mut [u16], k: &mut usize) {
+            if *k == 0 || v > dst[*k - 1] {
+                dst[*k] = v;
+                *k += 1;
+            }
+        }
+        let mut rest = long;
+        for &v in small.iter() {
+            // Values of `long` below `v` go first, in bulk (after a possible duplicate of the
+            // last value stored).
+            let below = rest.partition_point(|x| x.get() < v);
+            let (head, tail) = rest.split_at(below);
+            if let Some((first, others)) = head.split_first() {
+                push(first.get(), dst, &mut k);
+                for (d, x) in dst[k..].iter_mut().zip(others) {
+                    *d = x.get();
+                }
+                k += others.len();
+            }
+            rest = tail;
+            push(v, dst, &mut k);
+        }
+        if let Some((first, others)) = rest.split_first() {
+            push(first.get(), dst, &mut k);
+            for (d, x) in dst[k..].iter_mut().zip(others) {
+                *d = x.get();
+            }
+            k += others.len();
+        }
+        out.truncate(start + k);
     }
 
     /// Block intersection (as [`intersect_count_u16`], appending the values): a value of

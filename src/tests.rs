@@ -306,3 +306,51 @@ fn accelerated_set_kernels_match_scalar() {
         }
     }
 }
+
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn simd_union_and_intersection_match_the_model() {
+    let _guard = FORCE.lock();
+    let mut cases: Vec<(Vec<u16>, Vec<u16>)> = Vec::new();
+    for seed in 0..600u64 {
+        let la = [0, 1, 7, 8, 9, 15, 16, 17, 100, 1000, 4096][seed as usize % 11];
+        let lb = [0, 3, 8, 16, 24, 33, 200, 4000][(seed / 11) as usize % 8];
+        cases.push((random_lows(seed, la), random_lows(seed + 7777, lb)));
+    }
+    // Overlapping, nested and disjoint arrays.
+    let evens: Vec<u16> = (0..4000).map(|x| x * 2).collect();
+    let odds: Vec<u16> = (0..4000).map(|x| x * 2 + 1).collect();
+    let low: Vec<u16> = (0..100).collect();
+    let high: Vec<u16> = (60_000..60_100).collect();
+    cases.push((evens.clone(), odds.clone()));
+    cases.push((evens.clone(), evens.iter().copied().step_by(3).collect()));
+    cases.push((low.clone(), high.clone()));
+    cases.push((high, low));
+    cases.push((evens.clone(), evens));
+    cases.push((odds[..13].to_vec(), odds));
+    for (a, b) in &cases {
+        let union: Vec<u16> = {
+            let mut u: Vec<u16> = a.iter().chain(b.iter()).copied().collect();
+            u.sort_unstable();
+            u.dedup();
+            u
+        };
+        let inter: Vec<u16> = a
+            .iter()
+            .copied()
+            .filter(|x| b.binary_search(x).is_ok())
+            .collect();
+        let (la, lb) = (as_le(a), as_le(b));
+        for (x, y) in [(&la, &lb), (&lb, &la)] {
+            let mut out = alloc::vec![5u16, 6];
+            if crate::simd::union_u16(x, y, &mut out) {
+                assert_eq!(&out[..2], &[5, 6]);
+                assert_eq!(out[2..], union[..], "union of {} and {}", x.len(), y.len());
+            }
+            let mut out = Vec::new();
+            if crate::simd::intersect_u16(x, y, &mut out) {
+                assert_eq!(out, inter, "intersection of {} and {}", x.len(), y.len());
+            }
+        }
+    }
+}

@@ -105,7 +105,11 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.lows.clear();
             match op {
                 Op::And => and_aa(x, y, &mut s.lows),
-                Op::Or => merge_aa::<true, true, true>(x, y, &mut s.lows),
+                Op::Or => {
+                    if !crate::simd::union_u16(x, y, &mut s.lows) {
+                        merge_aa::<true, true, true>(x, y, &mut s.lows);
+                    }
+                }
                 Op::AndNot => andnot_aa(x, y, &mut s.lows),
                 Op::Xor => merge_aa::<true, false, true>(x, y, &mut s.lows),
             }
