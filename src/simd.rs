@@ -391,55 +391,77 @@ mod x86_kernels {
         out.truncate(start + k);
     }
 
-    /// Block intersection (as [`intersect_count_u16`], appending the values): a value of
-    /// `a` matches at most one value of `b`, and later blocks of `b` hold larger values, so
-    /// matches come out in ascending order.
+    /// Lanes of `va` equal to some lane of `vb` (two mask bits per lane; the low one kept):
+    /// `va` against the 8 rotations of `vb`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn match_lanes(va: __m128i, vb: __m128i) -> u32 {
+        let mut m = _mm_cmpeq_epi16(va, vb);
+        m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<2>(vb, vb)));
+        m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<4>(vb, vb)));
+        m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<6>(vb, vb)));
+        m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<8>(vb, vb)));
+        m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<10>(vb, vb)));
+        m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<12>(vb, vb)));
+        m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<14>(vb, vb)));
+        (_mm_movemask_epi8(m) as u32) & 0x5555
+    }
+
+    /// Block intersection (Schlegel, Willhalm, Lehner; Lemire et al.): compares 8 values of
+    /// `a` with 8 values of `b`, calls `on_match(i, lanes)` with the block's start in `a`
+    /// and the matching lanes, and advances the block with the smaller maximum (both if
+    /// equal). Returns where a scalar merge must take over. A value of `a` matches at most
+    /// one value of `b`, and later blocks of `b` hold larger values, so matches come in
+    /// ascending order and each exactly once.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    fn blocks(a: &[U16], b: &[U16], mut on_match: impl FnMut(usize, u32)) -> (usize, usize) {
+        let (mut i, mut j) = (0usize, 0usize);
+        if a.len() < 8 || b.len() < 8 {
+            return (i, j);
+        }
+        // SAFETY: both slices hold at least 8 values.
+        let (mut va, mut vb) = unsafe { (load8(a, 0), load8(b, 0)) };
+        loop {
+            let lanes = match_lanes(va, vb);
+            if lanes != 0 {
+                on_match(i, lanes);
+            }
+            let (amax, bmax) = (a[i + 7].get(), b[j + 7].get());
+            if amax <= bmax {
+                i += 8;
+                if i + 8 > a.len() {
+                    if amax == bmax {
+                        j += 8;
+                    }
+                    return (i, j);
+                }
+                // SAFETY: `i + 8 <= a.len()` was just checked.
+                va = unsafe { load8(a, i) };
+            }
+            if bmax <= amax {
+                j += 8;
+                if j + 8 > b.len() {
+                    return (i, j);
+                }
+                // SAFETY: `j + 8 <= b.len()` was just checked.
+                vb = unsafe { load8(b, j) };
+            }
+        }
+    }
+
+    /// See [`super::intersect_u16`]: [`blocks`], writing the matching values, then a
+    /// scalar merge of what is left.
     #[cfg(feature = "alloc")]
     #[target_feature(enable = "avx2,popcnt,bmi1")]
     pub(super) unsafe fn intersect_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
         out.reserve(a.len().min(b.len()));
-        let (mut i, mut j) = (0usize, 0usize);
-        if a.len() >= 8 && b.len() >= 8 {
-            // SAFETY: both slices hold at least 8 values.
-            let (mut va, mut vb) = unsafe { (load8(a, 0), load8(b, 0)) };
-            loop {
-                let mut m = _mm_cmpeq_epi16(va, vb);
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<2>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<4>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<6>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<8>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<10>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<12>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<14>(vb, vb)));
-                // Two mask bits per lane: keep the low one of each.
-                let mut lanes = (_mm_movemask_epi8(m) as u32) & 0x5555;
-                while lanes != 0 {
-                    out.push(a[i + (lanes.trailing_zeros() / 2) as usize].get());
-                    lanes &= lanes - 1;
-                }
-                let (amax, bmax) = (a[i + 7].get(), b[j + 7].get());
-                if amax <= bmax {
-                    i += 8;
-                    if i + 8 > a.len() {
-                        if amax == bmax {
-                            j += 8;
-                        }
-                        break;
-                    }
-                    // SAFETY: `i + 8 <= a.len()` was just checked.
-                    va = unsafe { load8(a, i) };
-                }
-                if bmax <= amax {
-                    j += 8;
-                    if j + 8 > b.len() {
-                        break;
-                    }
-                    // SAFETY: `j + 8 <= b.len()` was just checked.
-                    vb = unsafe { load8(b, j) };
-                }
+        let (mut i, mut j) = blocks(a, b, |i, mut lanes| {
+            while lanes != 0 {
+                out.push(a[i + (lanes.trailing_zeros() / 2) as usize].get());
+                lanes &= lanes - 1;
             }
-        }
-        // Scalar merge of what is left (never loaded together as blocks).
+        });
         while i < a.len() && j < b.len() {
             let (x, y) = (a[i].get(), b[j].get());
             if x == y {
@@ -450,49 +472,12 @@ mod x86_kernels {
         }
     }
 
-    /// Block intersection count (Schlegel, Willhalm, Lehner; Lemire et al.): compare 8
-    /// values of `a` with the 8 rotations of 8 values of `b`, count equal lanes, advance
-    /// the block with the smaller maximum (both if equal); finish with a scalar merge.
-    /// Values are unique within each array, so each equal pair is counted exactly once.
+    /// See [`super::intersect_count_u16`]: [`blocks`], counting the matches, then a scalar
+    /// merge of what is left.
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) unsafe fn intersect_count_u16(a: &[U16], b: &[U16]) -> u64 {
-        let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);
-        if a.len() >= 8 && b.len() >= 8 {
-            // SAFETY: both slices hold at least 8 values.
-            let (mut va, mut vb) = unsafe { (load8(a, 0), load8(b, 0)) };
-            loop {
-                let mut m = _mm_cmpeq_epi16(va, vb);
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<2>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<4>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<6>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<8>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<10>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<12>(vb, vb)));
-                m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<14>(vb, vb)));
-                n += u64::from((_mm_movemask_epi8(m) as u32).count_ones() / 2);
-                let (amax, bmax) = (a[i + 7].get(), b[j + 7].get());
-                if amax <= bmax {
-                    i += 8;
-                    if i + 8 > a.len() {
-                        if amax == bmax {
-                            j += 8;
-                        }
-                        break;
-                    }
-                    // SAFETY: `i + 8 <= a.len()` was just checked.
-                    va = unsafe { load8(a, i) };
-                }
-                if bmax <= amax {
-                    j += 8;
-                    if j + 8 > b.len() {
-                        break;
-                    }
-                    // SAFETY: `j + 8 <= b.len()` was just checked.
-                    vb = unsafe { load8(b, j) };
-                }
-            }
-        }
-        // Scalar merge of what is left (never loaded together as blocks).
+        let mut n = 0u64;
+        let (mut i, mut j) = blocks(a, b, |_, lanes| n += u64::from(lanes.count_ones()));
         while i < a.len() && j < b.len() {
             let (x, y) = (a[i].get(), b[j].get());
             n += u64::from(x == y);

@@ -508,18 +508,7 @@ fn inspect(path: &Path, key: Option<u64>) -> Result<()> {
         if bm.len() > largest {
             (largest, largest_key) = (bm.len(), k);
         }
-        total.containers += s.containers;
-        total.array_containers += s.array_containers;
-        total.bitset_containers += s.bitset_containers;
-        total.run_containers += s.run_containers;
-        total.array_values += s.array_values;
-        total.bitset_values += s.bitset_values;
-        total.run_values += s.run_values;
-        total.array_bytes += s.array_bytes;
-        total.bitset_bytes += s.bitset_bytes;
-        total.run_bytes += s.run_bytes;
-        total.metadata_bytes += s.metadata_bytes;
-        total.total_bytes += s.total_bytes;
+        total += s;
     }
     say!(
         "values: {values} ({:.3} bytes/value); largest bitmap: key {largest_key} with {largest} values",

@@ -117,6 +117,24 @@ pub struct Statistics {
     pub total_bytes: u64,
 }
 
+impl core::ops::AddAssign for Statistics {
+    /// Adds another bitmap's figures (for totals over many bitmaps).
+    fn add_assign(&mut self, o: Statistics) {
+        self.containers += o.containers;
+        self.array_containers += o.array_containers;
+        self.bitset_containers += o.bitset_containers;
+        self.run_containers += o.run_containers;
+        self.array_values += o.array_values;
+        self.bitset_values += o.bitset_values;
+        self.run_values += o.run_values;
+        self.array_bytes += o.array_bytes;
+        self.bitset_bytes += o.bitset_bytes;
+        self.run_bytes += o.run_bytes;
+        self.metadata_bytes += o.metadata_bytes;
+        self.total_bytes += o.total_bytes;
+    }
+}
+
 impl<'a> FrozenBitmap<'a> {
     /// Opens a bitmap, checking its structure in O(containers).
     ///
