@@ -104,3 +104,16 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
     }
     acc
 }
+
+/// For a view that passed strict validation: its answers are exact, so iteration is
+/// strictly ascending, agrees with `len`, and `contains`, `rank` and `select` agree with it.
+pub fn check_exact(bm: &FrozenBitmap<'_>) {
+    let values = bm.to_vec();
+    assert!(values.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(values.len() as u64, bm.len());
+    for (i, &v) in values.iter().enumerate().step_by(31) {
+        assert!(bm.contains(v));
+        assert_eq!(bm.rank(v), i as u64 + 1);
+        assert_eq!(bm.select(i as u32), Some(v));
+    }
+}
