@@ -248,3 +248,60 @@ fn open_maps_a_file() {
     let err = BitmapFile::open(&path).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io);
 }
+
+/// Offsets above 4 GiB: a sparse file with its one bitmap at 4.5 GiB (no disk space used
+/// for the hole), built by hand from a small file's pieces, read through the memory map.
+#[cfg(all(feature = "mmap", target_pointer_width = "64"))]
+#[test]
+fn bitmaps_beyond_4_gib() {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut bitmap = Vec::new();
+    frozen_roaring::Writer::new()
+        .write_sorted((0..100_000).step_by(3), &mut bitmap)
+        .unwrap();
+    let at: u64 = (9 << 29) + 64; // 4.5 GiB + 64, a multiple of 64
+    let dir_offset = (at + bitmap.len() as u64).next_multiple_of(8);
+    let mut dir = Vec::new();
+    for x in [42u64, at, bitmap.len() as u64] {
+        dir.extend_from_slice(&x.to_le_bytes());
+    }
+    let mut footer = [0u8; 32];
+    footer[..8].copy_from_slice(&dir_offset.to_le_bytes());
+    footer[8..16].copy_from_slice(&1u64.to_le_bytes());
+    footer[16..20].copy_from_slice(&crc32c(&dir).to_le_bytes());
+    let crc = crc32c(&footer[..20]);
+    footer[20..24].copy_from_slice(&crc.to_le_bytes());
+    footer[24] = 1;
+    footer[28..].copy_from_slice(b"FRZF");
+    let path = std::env::temp_dir().join(format!("frozen-roaring-big-{}.frf", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&path)?;
+        let mut header = [0u8; 16];
+        header[..4].copy_from_slice(b"FRZF");
+        header[4] = 1;
+        f.write_all(&header)?;
+        f.set_len(dir_offset + dir.len() as u64 + 32)?; // sparse hole up to the bitmap
+        f.seek(SeekFrom::Start(at))?;
+        f.write_all(&bitmap)?;
+        f.seek(SeekFrom::Start(dir_offset))?;
+        f.write_all(&dir)?;
+        f.write_all(&footer)
+    };
+    if let Err(e) = write() {
+        let _ = std::fs::remove_file(&path);
+        let _ = writeln!(
+            std::io::stderr(),
+            "notice: cannot make a 4.5 GiB sparse file here ({e}), skipping"
+        );
+        return;
+    }
+    let file = BitmapFile::open(&path).unwrap();
+    assert_eq!(file.len(), 1);
+    assert!(file.as_bytes().len() as u64 > 1 << 32);
+    let bm = file.get(42).unwrap().unwrap();
+    assert!(bm.iter().eq((0..100_000).step_by(3)));
+    let (key, _) = file.iter().next().unwrap().unwrap();
+    assert_eq!(key, 42);
+    drop(file);
+    std::fs::remove_file(&path).unwrap();
+}
