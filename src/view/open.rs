@@ -286,16 +286,17 @@ fn parse_portable(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     }
     let off_end = h.descs_at + if h.offsets { 8 } else { 4 } * h.n;
     if off_end > bytes.len() {
-        let field = if h.descs_at > bytes.len() {
-            "run-flag bitset"
+        // Name the first section that does not fit, at its own offset.
+        let (field, at) = if h.descs_at > bytes.len() {
+            ("run-flag bitset", 4)
         } else if h.descs_at + 4 * h.n > bytes.len() {
-            "container descriptors"
+            ("container descriptors", h.descs_at)
         } else {
-            "offset header"
+            ("offset header", h.descs_at + 4 * h.n)
         };
         return Err(Error::truncated(
             field,
-            4,
+            at,
             off_end as u64,
             bytes.len() as u64,
         ));
