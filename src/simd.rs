@@ -131,6 +131,36 @@ pub(crate) fn union_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) ->
     false
 }
 
+/// Appends `a − b` (sorted `u16` arrays) to `out` with SSE block compares; `false` (and
+/// nothing appended) if the CPU lacks the features.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn difference_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v3() {
+        // SAFETY: `has_v3` confirmed SSSE3/SSE4.1 (implied by AVX2) and POPCNT on this CPU.
+        unsafe { x86_kernels::difference_u16(a, b, out) };
+        return true;
+    }
+    let _ = (a, b, out);
+    false
+}
+
+/// Appends `a ⊕ b` (sorted `u16` arrays) to `out` with SSE merge networks; `false` (and
+/// nothing appended) if the CPU lacks the features.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn xor_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v3() {
+        // SAFETY: `has_v3` confirmed SSSE3/SSE4.1 (implied by AVX2) and POPCNT on this CPU.
+        unsafe { x86_kernels::xor_u16(a, b, out) };
+        return true;
+    }
+    let _ = (a, b, out);
+    false
+}
+
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86_kernels {
     use super::U16;
@@ -248,17 +278,23 @@ mod x86_kernels {
     #[target_feature(enable = "avx2")]
     fn store_unique(prev: __m128i, v: __m128i, out: &mut [u16], k: usize) -> usize {
         let shifted = _mm_alignr_epi8::<14>(v, prev);
-        let dup = _mm_cmpeq_epi16(shifted, v);
-        let m = _mm_movemask_epi8(_mm_packs_epi16(dup, _mm_setzero_si128())) as usize & 0xFF;
-        let shuffle = UNIQUE_SHUFFLE[m];
+        store_dropping(v, lane_mask(_mm_cmpeq_epi16(shifted, v)), out, k)
+    }
+
+    /// Writes the lanes of `v` whose bit in `drop` is clear, in order, at `out[k..]`, which
+    /// must have room for 8 (all 8 lanes are stored; those past the kept ones are scratch);
+    /// returns how many were kept.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store_dropping(v: __m128i, drop: usize, out: &mut [u16], k: usize) -> usize {
+        let shuffle = &UNIQUE_SHUFFLE[drop & 0xFF];
         // SAFETY: the table row is 16 bytes; unaligned load.
         let key = unsafe { _mm_loadu_si128(shuffle.as_ptr().cast::<__m128i>()) };
-        let packed = _mm_shuffle_epi8(v, key);
-        let mut lanes = [0u16; 8];
-        // SAFETY: `lanes` is 16 bytes; unaligned store.
-        unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast::<__m128i>(), packed) };
-        out[k..k + 8].copy_from_slice(&lanes);
-        8 - m.count_ones() as usize
+        let dst = &mut out[k..k + 8];
+        // SAFETY: `dst` is 8 `u16`, 16 bytes, exactly what is stored; unaligned store.
+        unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast::<__m128i>(), _mm_shuffle_epi8(v, key)) };
+        8 - (drop & 0xFF).count_ones() as usize
     }
 
     /// At most 8 values, on the stack.
@@ -391,11 +427,194 @@ mod x86_kernels {
         out.truncate(start + k);
     }
 
-    /// Lanes of `va` equal to some lane of `vb` (two mask bits per lane; the low one kept):
-    /// `va` against the 8 rotations of `vb`.
+    /// See [`super::difference_u16`] (Lemire et al., as in CRoaring): each block of 8 values
+    /// of `a` is compared with the blocks of `b` that overlap it, the lanes found are
+    /// accumulated, and when the block is done its other lanes are stored through the
+    /// shuffle table. What is left (fewer than 8 values in one array) is merged in scalar.
+    #[cfg(feature = "alloc")]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn difference_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
+        let start = out.len();
+        out.resize(start + a.len() + 8, 0);
+        let dst = &mut out[start..];
+        let (mut i, mut j, mut k) = (0usize, 0usize, 0usize);
+        // The lanes of a block of `a` left unmatched when `b` ran out of blocks mid-way.
+        let mut head = [0u16; 8];
+        let mut head_len = 0;
+        if a.len() >= 8 && b.len() >= 8 {
+            // SAFETY: both slices hold at least 8 values.
+            let (mut va, mut vb) = unsafe { (load8(a, 0), load8(b, 0)) };
+            let mut found = _mm_setzero_si128();
+            loop {
+                found = _mm_or_si128(found, match_vec(va, vb));
+                let (amax, bmax) = (a[i + 7].get(), b[j + 7].get());
+                if amax <= bmax {
+                    // No later block of `b` can match this block: store what it keeps.
+                    // `k <= i`, so `k + 8 <= a.len() + 8`, inside `dst`.
+                    k += store_dropping(va, lane_mask(found), dst, k);
+                    found = _mm_setzero_si128();
+                    i += 8;
+                    if i + 8 > a.len() {
+                        break;
+                    }
+                    // SAFETY: `i + 8 <= a.len()` was just checked.
+                    va = unsafe { load8(a, i) };
+                }
+                if bmax <= amax {
+                    j += 8;
+                    if j + 8 > b.len() {
+                        // Block `i` is under way: its unmatched lanes go to the finish.
+                        head_len = store_dropping(va, lane_mask(found), &mut head, 0);
+                        i += 8;
+                        break;
+                    }
+                    // SAFETY: `j + 8 <= b.len()` was just checked.
+                    vb = unsafe { load8(b, j) };
+                }
+            }
+        }
+        for &v in &head[..head_len] {
+            while j < b.len() && b[j].get() < v {
+                j += 1;
+            }
+            if j == b.len() || b[j].get() != v {
+                dst[k] = v;
+                k += 1;
+            }
+        }
+        while i < a.len() && j < b.len() {
+            let (x, y) = (a[i].get(), b[j].get());
+            dst[k] = x;
+            k += usize::from(x < y);
+            i += usize::from(x <= y);
+            j += usize::from(y <= x);
+        }
+        for (d, v) in dst[k..].iter_mut().zip(&a[i..]) {
+            *d = v.get();
+        }
+        k += a.len() - i;
+        out.truncate(start + k);
+    }
+
+    /// Stores the lanes of `[old[7], new[0..7]]` that differ from both neighbours in the
+    /// merged stream (`old[6]` on the left of the first, `new[7]` on the right of the last)
+    /// at `out[k..]`, which must have room for 8; returns how many. In a merge of two
+    /// duplicate-free arrays equal values are neighbours, so this drops both of each pair.
+    #[cfg(feature = "alloc")]
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn match_lanes(va: __m128i, vb: __m128i) -> u32 {
+    fn store_unique_xor(old: __m128i, new: __m128i, out: &mut [u16], k: usize) -> usize {
+        let left = _mm_alignr_epi8::<12>(new, old);
+        let v = _mm_alignr_epi8::<14>(new, old);
+        let pair = _mm_or_si128(_mm_cmpeq_epi16(v, left), _mm_cmpeq_epi16(v, new));
+        store_dropping(v, lane_mask(pair), out, k)
+    }
+
+    /// See [`super::xor_u16`] (as CRoaring's `xor_vector16`): the merge network of
+    /// [`union_u16`], storing each value one lane late so that it can be compared with
+    /// both neighbours ([`store_unique_xor`]). The values not yet stored, with the tail of
+    /// the array that ran out of blocks, are sorted in a small buffer, pairs removed, and
+    /// interleaved with the other array's rest.
+    #[cfg(feature = "alloc")]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn xor_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
+        let start = out.len();
+        out.resize(start + a.len() + b.len() + 16, 0);
+        let dst = &mut out[start..];
+        let (mut i, mut j, mut k) = (0usize, 0usize, 0usize);
+        // Values not stored yet: at most 9 from the network, then fewer than 8 of a tail.
+        let mut small = [0u16; 24];
+        let mut n = 0;
+        if a.len() >= 8 && b.len() >= 8 {
+            // SAFETY: both slices hold at least 8 values.
+            let (lo, mut hi) = unsafe { merge8(load8(a, 0), load8(b, 0)) };
+            (i, j) = (8, 8);
+            // The first lane stored is `old[7]` = 0xFFFF, dropped as equal to `old[6]`.
+            k += store_unique_xor(_mm_set1_epi16(-1), lo, dst, k);
+            let mut last = lo;
+            while i + 8 <= a.len() && j + 8 <= b.len() {
+                let next = if a[i].get() <= b[j].get() {
+                    i += 8;
+                    // SAFETY: `i - 8 + 8 <= a.len()` was checked by the loop condition.
+                    unsafe { load8(a, i - 8) }
+                } else {
+                    j += 8;
+                    // SAFETY: `j - 8 + 8 <= b.len()` was checked by the loop condition.
+                    unsafe { load8(b, j - 8) }
+                };
+                let (lo, h) = merge8(next, hi);
+                hi = h;
+                k += store_unique_xor(last, lo, dst, k);
+                last = lo;
+            }
+            // `last[7]` and `hi[0..7]`, then `hi[7]` unless it pairs with `hi[6]` (a value
+            // of a tail may still pair with any of them: the buffer is sorted below).
+            n = store_unique_xor(last, hi, &mut small, 0);
+            let (h6, h7) = (
+                _mm_extract_epi16::<6>(hi) as u16,
+                _mm_extract_epi16::<7>(hi) as u16,
+            );
+            if h6 != h7 {
+                small[n] = h7;
+                n += 1;
+            }
+        }
+        let (short, long) = if a.len() - i < 8 {
+            (&a[i..], &b[j..])
+        } else {
+            (&b[j..], &a[i..])
+        };
+        for v in short {
+            small[n] = v.get();
+            n += 1;
+        }
+        small[..n].sort_unstable();
+        // Drop the pairs (a value of the network equal to one of the tail).
+        let (mut p, mut m) = (0, 0);
+        while p < n {
+            if p + 1 < n && small[p] == small[p + 1] {
+                p += 2;
+            } else {
+                small[m] = small[p];
+                m += 1;
+                p += 1;
+            }
+        }
+        let mut rest = long;
+        for &v in &small[..m] {
+            let below = rest.partition_point(|x| x.get() < v);
+            for (d, x) in dst[k..].iter_mut().zip(&rest[..below]) {
+                *d = x.get();
+            }
+            k += below;
+            rest = &rest[below..];
+            if rest.first().is_some_and(|x| x.get() == v) {
+                rest = &rest[1..];
+            } else {
+                dst[k] = v;
+                k += 1;
+            }
+        }
+        for (d, x) in dst[k..].iter_mut().zip(rest) {
+            *d = x.get();
+        }
+        k += rest.len();
+        out.truncate(start + k);
+    }
+
+    /// The 8-bit mask (bit `l` for lane `l`) of the all-ones lanes of `m`.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lane_mask(m: __m128i) -> usize {
+        _mm_movemask_epi8(_mm_packs_epi16(m, _mm_setzero_si128())) as usize & 0xFF
+    }
+
+    /// All ones in the lanes of `va` equal to some lane of `vb`: `va` against the 8
+    /// rotations of `vb`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn match_vec(va: __m128i, vb: __m128i) -> __m128i {
         let mut m = _mm_cmpeq_epi16(va, vb);
         m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<2>(vb, vb)));
         m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<4>(vb, vb)));
@@ -403,19 +622,18 @@ mod x86_kernels {
         m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<8>(vb, vb)));
         m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<10>(vb, vb)));
         m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<12>(vb, vb)));
-        m = _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<14>(vb, vb)));
-        (_mm_movemask_epi8(m) as u32) & 0x5555
+        _mm_or_si128(m, _mm_cmpeq_epi16(va, _mm_alignr_epi8::<14>(vb, vb)))
     }
 
     /// Block intersection (Schlegel, Willhalm, Lehner; Lemire et al.): compares 8 values of
-    /// `a` with 8 values of `b`, calls `on_match(i, lanes)` with the block's start in `a`
-    /// and the matching lanes, and advances the block with the smaller maximum (both if
-    /// equal). Returns where a scalar merge must take over. A value of `a` matches at most
-    /// one value of `b`, and later blocks of `b` hold larger values, so matches come in
-    /// ascending order and each exactly once.
+    /// `a` with 8 values of `b`, calls `on_block(va, found)` with the block of `a` and the
+    /// all-ones lanes of it found in the block of `b`, and advances the block with the
+    /// smaller maximum (both if equal). Returns where a scalar merge must take over. A value
+    /// of `a` matches at most one value of `b`, and later blocks of `b` hold larger values,
+    /// so the blocks of `a` come in ascending order and each match is reported once.
     #[inline]
     #[target_feature(enable = "avx2,popcnt")]
-    fn blocks(a: &[U16], b: &[U16], mut on_match: impl FnMut(usize, u32)) -> (usize, usize) {
+    fn blocks(a: &[U16], b: &[U16], mut on_block: impl FnMut(__m128i, __m128i)) -> (usize, usize) {
         let (mut i, mut j) = (0usize, 0usize);
         if a.len() < 8 || b.len() < 8 {
             return (i, j);
@@ -423,10 +641,7 @@ mod x86_kernels {
         // SAFETY: both slices hold at least 8 values.
         let (mut va, mut vb) = unsafe { (load8(a, 0), load8(b, 0)) };
         loop {
-            let lanes = match_lanes(va, vb);
-            if lanes != 0 {
-                on_match(i, lanes);
-            }
+            on_block(va, match_vec(va, vb));
             let (amax, bmax) = (a[i + 7].get(), b[j + 7].get());
             if amax <= bmax {
                 i += 8;
@@ -450,26 +665,29 @@ mod x86_kernels {
         }
     }
 
-    /// See [`super::intersect_u16`]: [`blocks`], writing the matching values, then a
-    /// scalar merge of what is left.
+    /// See [`super::intersect_u16`]: [`blocks`], storing the matching lanes of each block
+    /// through the shuffle table (no branch per match), then a scalar merge of what is left.
     #[cfg(feature = "alloc")]
     #[target_feature(enable = "avx2,popcnt,bmi1")]
     pub(super) unsafe fn intersect_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
-        out.reserve(a.len().min(b.len()));
-        let (mut i, mut j) = blocks(a, b, |i, mut lanes| {
-            while lanes != 0 {
-                out.push(a[i + (lanes.trailing_zeros() / 2) as usize].get());
-                lanes &= lanes - 1;
-            }
+        let start = out.len();
+        out.resize(start + a.len().min(b.len()) + 8, 0);
+        let dst = &mut out[start..];
+        let mut k = 0;
+        // Before a store, `k` (matches so far) is at most the values of `b` before the
+        // current block (each matches once), which has 8 more, and at most the values of
+        // `a` up to the end of the current block: `k + 8 <= min(a, b) + 8 = dst.len()`.
+        let (mut i, mut j) = blocks(a, b, |va, found| {
+            k += store_dropping(va, !lane_mask(found), dst, k);
         });
         while i < a.len() && j < b.len() {
             let (x, y) = (a[i].get(), b[j].get());
-            if x == y {
-                out.push(x);
-            }
+            dst[k] = x;
+            k += usize::from(x == y);
             i += usize::from(x <= y);
             j += usize::from(y <= x);
         }
+        out.truncate(start + k);
     }
 
     /// See [`super::intersect_count_u16`]: [`blocks`], counting the matches, then a scalar
@@ -477,7 +695,9 @@ mod x86_kernels {
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) unsafe fn intersect_count_u16(a: &[U16], b: &[U16]) -> u64 {
         let mut n = 0u64;
-        let (mut i, mut j) = blocks(a, b, |_, lanes| n += u64::from(lanes.count_ones()));
+        let (mut i, mut j) = blocks(a, b, |_, found| {
+            n += u64::from((_mm_movemask_epi8(found) as u32).count_ones() / 2)
+        });
         while i < a.len() && j < b.len() {
             let (x, y) = (a[i].get(), b[j].get());
             n += u64::from(x == y);

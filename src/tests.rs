@@ -309,13 +309,26 @@ fn accelerated_set_kernels_match_scalar() {
 
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
-fn simd_union_and_intersection_match_the_model() {
+fn simd_array_kernels_match_the_model() {
     let _guard = FORCE.lock();
     let mut cases: Vec<(Vec<u16>, Vec<u16>)> = Vec::new();
     for seed in 0..600u64 {
         let la = [0, 1, 7, 8, 9, 15, 16, 17, 100, 1000, 4096][seed as usize % 11];
         let lb = [0, 3, 8, 16, 24, 33, 200, 4000][(seed / 11) as usize % 8];
         cases.push((random_lows(seed, la), random_lows(seed + 7777, lb)));
+    }
+    // Heavily overlapping arrays: a random part of `a` plus values of its own.
+    for seed in 0..300u64 {
+        let a = random_lows(seed, [9, 40, 700, 4000][seed as usize % 4]);
+        let mut b: Vec<u16> = a
+            .iter()
+            .copied()
+            .filter(|v| (u64::from(*v) * 0x9E37 + seed) % 5 < 3)
+            .chain(random_lows(seed + 1, a.len() / 3))
+            .collect();
+        b.sort_unstable();
+        b.dedup();
+        cases.push((a, b));
     }
     // Overlapping, nested and disjoint arrays.
     let evens: Vec<u16> = (0..4000).map(|x| x * 2).collect();
@@ -350,6 +363,28 @@ fn simd_union_and_intersection_match_the_model() {
             let mut out = Vec::new();
             if crate::simd::intersect_u16(x, y, &mut out) {
                 assert_eq!(out, inter, "intersection of {} and {}", x.len(), y.len());
+            }
+        }
+        let in_both = |v: &u16| a.binary_search(v).is_ok() && b.binary_search(v).is_ok();
+        let xor: Vec<u16> = union.iter().copied().filter(|v| !in_both(v)).collect();
+        let a_minus_b: Vec<u16> = a.iter().copied().filter(|v| !in_both(v)).collect();
+        let b_minus_a: Vec<u16> = b.iter().copied().filter(|v| !in_both(v)).collect();
+        for (x, y, minus) in [(&la, &lb, &a_minus_b), (&lb, &la, &b_minus_a)] {
+            let mut out = alloc::vec![9u16];
+            if crate::simd::difference_u16(x, y, &mut out) {
+                assert_eq!(out[0], 9);
+                assert_eq!(
+                    out[1..],
+                    minus[..],
+                    "difference of {} and {}",
+                    x.len(),
+                    y.len()
+                );
+            }
+            let mut out = alloc::vec![9u16];
+            if crate::simd::xor_u16(x, y, &mut out) {
+                assert_eq!(out[0], 9);
+                assert_eq!(out[1..], xor[..], "xor of {} and {}", x.len(), y.len());
             }
         }
     }

@@ -111,7 +111,11 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
                     }
                 }
                 Op::AndNot => andnot_aa(x, y, &mut s.lows),
-                Op::Xor => merge_aa::<true, false, true>(x, y, &mut s.lows),
+                Op::Xor => {
+                    if !crate::simd::xor_u16(x, y, &mut s.lows) {
+                        merge_aa::<true, false, true>(x, y, &mut s.lows);
+                    }
+                }
             }
             s.set_lows();
         }
@@ -129,14 +133,12 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
         (_, Array(x), Bitset(y)) | (_, Bitset(y), Array(x)) => {
             // Or, Xor (commutative), and bitset − array.
             copy_bits(&mut s.bits, y);
-            for v in x {
-                let v = v.get();
-                let (w, m) = (usize::from(v >> 6), 1u64 << (v & 63));
-                match op {
-                    Op::Or => s.bits[w] |= m,
-                    Op::Xor => s.bits[w] ^= m,
-                    _ => s.bits[w] &= !m,
-                }
+            // One loop per operation (the match hoisted out of the per-value loop).
+            let bit_of = |v: &U16| (usize::from(v.get() >> 6), 1u64 << (v.get() & 63));
+            match op {
+                Op::Or => x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] |= m),
+                Op::Xor => x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] ^= m),
+                _ => x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] &= !m),
             }
             s.set_bits();
         }
@@ -494,7 +496,9 @@ fn andnot_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
         }
         return;
     }
-    merge_aa::<true, false, false>(a, b, out);
+    if !crate::simd::difference_u16(a, b, out) {
+        merge_aa::<true, false, false>(a, b, out);
+    }
 }
 
 /// Merge of two sorted arrays keeping values only in `a` (`A`), in both (`BOTH`) and only
