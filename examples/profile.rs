@@ -1,7 +1,7 @@
 //! A profiling harness: runs one operation in a loop over a real-data folder, for `perf`.
 //!
 //! ```text
-//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all) ../shared/realdata/census1881
+//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all, or cr_ and an operation for CRoaring) ../shared/realdata/census1881
 //! ```
 
 use std::time::Instant;
@@ -11,7 +11,7 @@ use frozen_roaring::{FrozenBitmap, Writer};
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
-        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all) DIR");
+        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all, or cr_ and an operation for CRoaring) DIR");
         std::process::exit(2);
     };
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -51,6 +51,14 @@ fn main() {
         .unwrap_or(1);
     let probes: Vec<u32> = (0..1024u32)
         .map(|i| i.wrapping_mul(2_654_435_761) % (max + 1))
+        .collect();
+    let cr: Vec<croaring::Bitmap> = sets
+        .iter()
+        .map(|s| {
+            let mut b = croaring::Bitmap::of(s);
+            b.run_optimize();
+            b
+        })
         .collect();
     let rounds = 500;
     let start = Instant::now();
@@ -94,6 +102,23 @@ fn main() {
                     r.unwrap().len() as u64
                 })
                 .sum(),
+            // The same pairs through CRoaring, for a side-by-side figure.
+            "cr_and" | "cr_or" | "cr_xor" | "cr_andnot" => cr
+                .windows(2)
+                .map(|p| {
+                    let r = match op.as_str() {
+                        "cr_and" => p[0].and(&p[1]),
+                        "cr_or" => p[0].or(&p[1]),
+                        "cr_xor" => p[0].xor(&p[1]),
+                        _ => p[0].andnot(&p[1]),
+                    };
+                    r.cardinality()
+                })
+                .sum(),
+            "cr_union_all" => {
+                let refs: Vec<&croaring::Bitmap> = cr.iter().collect();
+                croaring::Bitmap::fast_or(&refs).cardinality()
+            }
             _ => panic!("unknown operation {op}"),
         };
     }

@@ -139,6 +139,12 @@ pub(crate) fn extend_u16s(out: &mut alloc::vec::Vec<u8>, values: &[u16]) {
     }
 }
 
+/// `bytes` as mutable little-endian `u16`s (any alignment), or `None` for an odd length.
+#[inline]
+pub(crate) fn u16s_mut(bytes: &mut [u8]) -> Option<&mut [U16]> {
+    <[U16]>::mut_from_bytes(bytes).ok()
+}
+
 /// Appends `words` as little-endian bytes: one bulk copy on little-endian hosts.
 #[cfg(feature = "alloc")]
 #[inline]

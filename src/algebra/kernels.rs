@@ -13,6 +13,11 @@ use crate::write::encode::{fill_bits, Encoder};
 /// Size ratio above which sorted-array kernels gallop through the larger array.
 const GALLOP_RATIO: usize = 32;
 
+/// Values plus runs up to which an array and a run container are combined (∪, ⊕, −) as
+/// run lists; larger pairs go through a bitset (word fills for the runs, one bit per
+/// value, then one counting pass), whose fixed cost is lower than a long interval merge.
+const RUN_MERGE_MAX: usize = 128;
+
 crate::simd::dispatch! {
     /// `s = a op b`.
     pub(crate) fn binary(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) -> () => binary_impl;
@@ -50,7 +55,7 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
     use crate::format::canonical_kind;
     let (kind, card) = match c {
         Container::Array(a) => {
-            let runs = crate::write::encode::count_array_runs(a.iter().map(|v| v.get()));
+            let runs = crate::write::encode::count_slice_runs(a, |v| v.get());
             (canonical_kind(a.len() as u32, runs), a.len() as u32)
         }
         Container::Bitset(b) => {
@@ -152,6 +157,28 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.lows.clear();
             filter_by_runs::<false>(x, y, &mut s.lows);
             s.set_lows();
+        }
+        (Op::Or | Op::Xor, Array(x), Run(y)) | (Op::Or | Op::Xor, Run(y), Array(x))
+            if x.len() + y.len() > RUN_MERGE_MAX =>
+        {
+            // Large: the runs as word fills, then the values set or flipped.
+            s.zero_bits();
+            fill_runs(&mut s.bits, y);
+            let bit_of = |v: &U16| (usize::from(v.get() >> 6), 1u64 << (v.get() & 63));
+            if op == Op::Or {
+                x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] |= m);
+            } else {
+                x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] ^= m);
+            }
+            s.set_bits();
+        }
+        (Op::AndNot, Run(x), Array(y)) if x.len() + y.len() > RUN_MERGE_MAX => {
+            s.zero_bits();
+            fill_runs(&mut s.bits, x);
+            for v in y {
+                s.bits[usize::from(v.get() >> 6)] &= !(1u64 << (v.get() & 63));
+            }
+            s.set_bits();
         }
         (Op::Or, Array(x), Run(y)) | (Op::Or, Run(y), Array(x)) => {
             s.runs.clear();
@@ -540,19 +567,30 @@ fn merge_aa<const A: bool, const BOTH: bool, const B: bool>(
     out.truncate(start + k);
 }
 
-/// Values of `a` inside (`IN`) or outside the runs `r`.
+/// Values of `a` inside (`IN`) or outside the runs `r`: each run's bounds are found in `a`
+/// by galloping from the previous one, and the stretches kept are copied in bulk.
 #[inline(always)]
 fn filter_by_runs<const IN: bool>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::Vec<u16>) {
-    let mut i = 0;
-    for v in a {
-        let v = v.get();
-        while i < r.len() && run(&r[i]).1 < v {
-            i += 1;
+    let copy = |out: &mut alloc::vec::Vec<u16>, part: &[U16]| {
+        out.extend(part.iter().map(|v| v.get()));
+    };
+    let mut pos = 0;
+    for x in r {
+        let (st, en) = run(x);
+        let lo = gallop(a, pos, st);
+        let hi = if en == u16::MAX {
+            a.len()
+        } else {
+            gallop(a, lo, en + 1)
+        };
+        copy(out, if IN { &a[lo..hi] } else { &a[pos..lo] });
+        pos = hi;
+        if pos == a.len() {
+            break;
         }
-        let inside = i < r.len() && run(&r[i]).0 <= v;
-        if inside == IN {
-            out.push(v);
-        }
+    }
+    if !IN {
+        copy(out, &a[pos..]);
     }
 }
 

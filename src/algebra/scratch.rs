@@ -96,16 +96,10 @@ impl Scratch {
     }
 
     /// Marks `bits` as the container, counting its bits and its runs in one pass.
-    #[inline]
+    #[inline(always)] // compiled into each CPU level's copy of the kernels
     pub(crate) fn set_bits(&mut self) {
         self.bits_dirty = true;
-        let (mut card, mut runs, mut carry) = (0u32, 0u32, 0u64);
-        for &w in self.bits.iter() {
-            card += w.count_ones();
-            // A run starts at every set bit whose lower neighbour is clear.
-            runs += (w & !((w << 1) | carry)).count_ones();
-            carry = w >> 63;
-        }
+        let (card, runs) = encode::bitset_card_runs(&self.bits);
         self.card = card;
         self.bit_runs = runs;
         if self.card == 0 {
@@ -176,7 +170,7 @@ impl Scratch {
         let kind = match self.repr {
             Repr::Empty => return,
             Repr::Lows => {
-                let runs = encode::count_array_runs(self.lows.iter().copied());
+                let runs = encode::count_slice_runs(&self.lows, |v| v);
                 let kind = canonical_kind(card, runs);
                 match kind {
                     ContainerKind::Array => cast::extend_u16s(out, &self.lows),
@@ -200,11 +194,7 @@ impl Scratch {
                     ContainerKind::Run => {
                         encode::bitset_runs(&self.bits, |s, e| encode::push_run(out, s, e))
                     }
-                    ContainerKind::Array => {
-                        self.lows2.clear();
-                        extract(&self.bits, &mut self.lows2);
-                        cast::extend_u16s(out, &self.lows2);
-                    }
+                    ContainerKind::Array => extract(&self.bits, card as usize, out),
                 }
                 kind
             }
@@ -246,16 +236,35 @@ impl Scratch {
     }
 }
 
-/// Appends the set bits of `bits` as values.
-#[inline]
-pub(crate) fn extract(bits: &[u64; BITSET_WORDS], out: &mut Vec<u16>) {
+/// Appends the `card` set bits of `bits` as little-endian `u16` values, writing straight
+/// into `out`. Each non-zero word stores 8 values unconditionally, then 8 more while it
+/// has more (Lemire's "flatten" of simdjson): a branch per 8 values instead of per value;
+/// the slots written past a word's bits are overwritten by the next word or cut off.
+#[inline(always)] // compiled into each CPU level's copy of `emit`
+pub(crate) fn extract(bits: &[u64; BITSET_WORDS], card: usize, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + 2 * (card + 64), 0);
+    let dst = cast::u16s_mut(&mut out[start..]).expect("an even number of bytes");
+    let mut k = 0;
     for (i, &w) in bits.iter().enumerate() {
-        let mut w = w;
-        while w != 0 {
-            out.push((i * 64) as u16 + w.trailing_zeros() as u16);
-            w &= w - 1;
+        if w == 0 {
+            continue;
         }
+        let base = (i * 64) as u16;
+        let n = w.count_ones() as usize;
+        // `k + n <= card`, so the 64 slots fit in the `card + 64` reserved.
+        let slots = &mut dst[k..k + 64];
+        let mut w = w;
+        for chunk in slots.chunks_exact_mut(8).take(n.div_ceil(8)) {
+            for slot in chunk {
+                slot.set(base.wrapping_add(w.trailing_zeros() as u16));
+                w &= w.wrapping_sub(1);
+            }
+        }
+        k += n;
     }
+    debug_assert_eq!(k, card);
+    out.truncate(start + 2 * k);
 }
 
 /// Appends runs `(start, end)` given in ascending order of start, merging overlapping and

@@ -255,6 +255,36 @@ pub(crate) fn count_array_runs(values: impl Iterator<Item = u16>) -> u32 {
     runs
 }
 
+/// Maximal runs in a strictly increasing slice (`get` reads a value): one, plus each value
+/// that is not its predecessor plus one. Each step reads two neighbours and carries no
+/// state, so the loop vectorizes.
+#[inline(always)]
+pub(crate) fn count_slice_runs<T: Copy>(values: &[T], get: impl Fn(T) -> u16) -> u32 {
+    if values.is_empty() {
+        return 0;
+    }
+    let breaks: u32 = values
+        .iter()
+        .zip(&values[1..])
+        .map(|(&p, &v)| u32::from(get(v) != get(p).wrapping_add(1)))
+        .sum();
+    1 + breaks
+}
+
+/// The set bits and the maximal runs of set bits of a bitset, in one pass. A run starts at
+/// each set bit whose lower neighbour is clear; the neighbour of bit 0 of a word is the top
+/// bit of the word before, read again rather than carried, so the loop vectorizes.
+#[inline(always)]
+pub(crate) fn bitset_card_runs(words: &[u64; BITSET_WORDS]) -> (u32, u32) {
+    let first = words[0];
+    let (mut card, mut runs) = (first.count_ones(), (first & !(first << 1)).count_ones());
+    for (&p, &w) in words.iter().zip(&words[1..]) {
+        card += w.count_ones();
+        runs += (w & !((w << 1) | (p >> 63))).count_ones();
+    }
+    (card, runs)
+}
+
 /// Maximal runs of set bits in a bitset given as words.
 #[inline]
 pub(crate) fn count_bitset_runs(words: impl Iterator<Item = u64>) -> u32 {
