@@ -139,10 +139,14 @@ pub(crate) fn extend_u16s(out: &mut alloc::vec::Vec<u8>, values: &[u16]) {
     }
 }
 
-/// `bytes` as mutable little-endian `u16`s (any alignment), or `None` for an odd length.
+/// Grows `out` by `n` zeroed little-endian `u16`s and returns them, to be written in place
+/// (no capacity check per value).
+#[cfg(feature = "alloc")]
 #[inline]
-pub(crate) fn u16s_mut(bytes: &mut [u8]) -> Option<&mut [U16]> {
-    <[U16]>::mut_from_bytes(bytes).ok()
+pub(crate) fn grow_u16s(out: &mut alloc::vec::Vec<u8>, n: usize) -> &mut [U16] {
+    let start = out.len();
+    out.resize(start + 2 * n, 0);
+    <[U16]>::mut_from_bytes(&mut out[start..]).expect("an even number of bytes")
 }
 
 /// Appends `words` as little-endian bytes: one bulk copy on little-endian hosts.

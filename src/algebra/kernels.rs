@@ -16,7 +16,7 @@ const GALLOP_RATIO: usize = 32;
 /// Values plus runs up to which an array and a run container are combined (∪, ⊕, −) as
 /// run lists; larger pairs go through a bitset (word fills for the runs, one bit per
 /// value, then one counting pass), whose fixed cost is lower than a long interval merge.
-const RUN_MERGE_MAX: usize = 128;
+const RUN_MERGE_MAX: usize = 2048;
 
 crate::simd::dispatch! {
     /// `s = a op b`.
@@ -182,21 +182,19 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
         }
         (Op::Or, Array(x), Run(y)) | (Op::Or, Run(y), Array(x)) => {
             s.runs.clear();
-            merge_runs(
-                x.iter().map(|v| (v.get(), v.get())),
-                y.iter().map(run),
-                &mut s.runs,
-            );
+            merge_runs(x, y, &mut s.runs);
             s.set_runs();
         }
         (Op::AndNot, Run(x), Array(y)) => {
             s.runs.clear();
-            runs_minus_values(x, y, &mut s.runs);
+            andnot_runs(x, y, &mut s.runs);
             s.set_runs();
         }
         (_, Array(x), Run(y)) | (_, Run(y), Array(x)) => {
-            // Xor: (a ∪ b) − (a ∩ b), on runs.
-            xor_runs(x.iter().map(|v| (v.get(), v.get())), y.iter().map(run), s);
+            // Xor (commutative).
+            s.runs.clear();
+            xor_runs(x, y, &mut s.runs);
+            s.set_runs();
         }
         // --- bitset ∘ bitset: word-wise
         (_, Bitset(x), Bitset(y)) => {
@@ -262,13 +260,13 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.set_bits();
         }
         // --- run ∘ run: interval arithmetic
-        (Op::Xor, Run(x), Run(y)) => xor_runs(x.iter().map(run), y.iter().map(run), s),
         (_, Run(x), Run(y)) => {
             s.runs.clear();
             match op {
-                Op::And => and_runs(x.iter().map(run), y.iter().map(run), &mut s.runs),
-                Op::Or => merge_runs(x.iter().map(run), y.iter().map(run), &mut s.runs),
-                _ => andnot_runs(x.iter().map(run), y.iter().map(run), &mut s.runs),
+                Op::And => and_runs(x, y, &mut s.runs),
+                Op::Or => merge_runs(x, y, &mut s.runs),
+                Op::AndNot => andnot_runs(x, y, &mut s.runs),
+                Op::Xor => xor_runs(x, y, &mut s.runs),
             }
             s.set_runs();
         }
@@ -367,7 +365,7 @@ fn and_in_place_impl(c: Container<'_>, s: &mut Scratch) {
         }
         (Repr::Runs, Container::Run(r)) => {
             s.runs2.clear();
-            and_runs(s.runs.iter().copied(), r.iter().map(run), &mut s.runs2);
+            and_runs(&s.runs[..], r, &mut s.runs2);
             core::mem::swap(&mut s.runs, &mut s.runs2);
             s.set_runs();
         }
@@ -378,26 +376,6 @@ fn and_in_place_impl(c: Container<'_>, s: &mut Scratch) {
 #[inline(always)]
 fn run_len(r: &[RunLE]) -> u32 {
     r.iter().map(|r| r.end() - r.start() + 1).sum()
-}
-
-/// `s.runs = a ⊕ b` for two ascending run lists, as `(a ∪ b) − (a ∩ b)`.
-#[inline(always)]
-fn xor_runs(
-    a: impl Iterator<Item = (u16, u16)> + Clone,
-    b: impl Iterator<Item = (u16, u16)> + Clone,
-    s: &mut Scratch,
-) {
-    s.runs2.clear();
-    merge_runs(a.clone(), b.clone(), &mut s.runs2);
-    s.runs3.clear();
-    and_runs(a, b, &mut s.runs3);
-    s.runs.clear();
-    andnot_runs(
-        s.runs2.iter().copied(),
-        s.runs3.iter().copied(),
-        &mut s.runs,
-    );
-    s.set_runs();
 }
 
 #[inline(always)]
@@ -594,89 +572,155 @@ fn filter_by_runs<const IN: bool>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::
     }
 }
 
-/// Union of two ascending run lists (values are runs of length 1).
-#[inline(always)]
-fn merge_runs(
-    a: impl Iterator<Item = (u16, u16)>,
-    b: impl Iterator<Item = (u16, u16)>,
-    out: &mut alloc::vec::Vec<(u16, u16)>,
-) {
-    let (mut a, mut b) = (a.peekable(), b.peekable());
-    loop {
-        let next = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) => {
-                if x.0 <= y.0 {
-                    a.next()
-                } else {
-                    b.next()
-                }
-            }
-            (Some(_), None) => a.next(),
-            (None, Some(_)) => b.next(),
-            (None, None) => return,
-        };
-        if let Some((s, e)) = next {
-            push_run(out, s, e);
-        }
-    }
-}
-
-/// Intersection of two ascending run lists.
-#[inline(always)]
-fn and_runs(
-    a: impl Iterator<Item = (u16, u16)>,
-    b: impl Iterator<Item = (u16, u16)>,
-    out: &mut alloc::vec::Vec<(u16, u16)>,
-) {
-    let (mut a, mut b) = (a.peekable(), b.peekable());
-    while let (Some(&(s1, e1)), Some(&(s2, e2))) = (a.peek(), b.peek()) {
-        let (s, e) = (s1.max(s2), e1.min(e2));
-        if s <= e {
-            push_run(out, s, e);
-        }
-        if e1 <= e2 {
-            a.next();
+/// A list of ascending, disjoint runs read in place: sorted values (runs of one value),
+/// stored runs, or the scratch's runs. The run kernels take any two.
+trait RunList: Copy {
+    fn n(self) -> usize;
+    fn at(self, i: usize) -> (u16, u16);
+    /// Boundary `t` of the runs as toggle points: start of run `t / 2` for even `t`, one
+    /// past its end for odd `t` (as `u32`: one past 65535 is 65536).
+    #[inline(always)]
+    fn toggle(self, t: usize) -> u32 {
+        let (st, en) = self.at(t / 2);
+        if t & 1 == 0 {
+            u32::from(st)
         } else {
-            b.next();
+            u32::from(en) + 1
         }
     }
 }
 
-/// The runs of `a` minus the runs of `b`.
+impl RunList for &[U16] {
+    #[inline(always)]
+    fn n(self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn at(self, i: usize) -> (u16, u16) {
+        (self[i].get(), self[i].get())
+    }
+}
+
+impl RunList for &[RunLE] {
+    #[inline(always)]
+    fn n(self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn at(self, i: usize) -> (u16, u16) {
+        run(&self[i])
+    }
+}
+
+impl RunList for &[(u16, u16)] {
+    #[inline(always)]
+    fn n(self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn at(self, i: usize) -> (u16, u16) {
+        self[i]
+    }
+}
+
+/// `a ∪ b`: runs taken in order of start, merged where they overlap or touch.
 #[inline(always)]
-fn andnot_runs(
-    a: impl Iterator<Item = (u16, u16)>,
-    b: impl Iterator<Item = (u16, u16)>,
-    out: &mut alloc::vec::Vec<(u16, u16)>,
-) {
-    let mut b = b.peekable();
-    for (s, e) in a {
-        let mut cur = u32::from(s);
-        let e = u32::from(e);
-        while cur <= e {
-            // Skip runs of b that end before `cur`.
-            while b.peek().is_some_and(|&(_, be)| u32::from(be) < cur) {
-                b.next();
+fn merge_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.n() && j < b.n() {
+        let (x, y) = (a.at(i), b.at(j));
+        let take_a = x.0 <= y.0;
+        let (st, en) = if take_a { x } else { y };
+        push_run(out, st, en);
+        i += usize::from(take_a);
+        j += usize::from(!take_a);
+    }
+    for k in i..a.n() {
+        let (st, en) = a.at(k);
+        push_run(out, st, en);
+    }
+    for k in j..b.n() {
+        let (st, en) = b.at(k);
+        push_run(out, st, en);
+    }
+}
+
+/// `a ∩ b`: the overlap of each pair of runs that meet.
+#[inline(always)]
+fn and_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.n() && j < b.n() {
+        let ((s1, e1), (s2, e2)) = (a.at(i), b.at(j));
+        let (st, en) = (s1.max(s2), e1.min(e2));
+        if st <= en {
+            push_run(out, st, en);
+        }
+        i += usize::from(e1 <= e2);
+        j += usize::from(e2 <= e1);
+    }
+}
+
+/// `a − b`: each run of `a` cut by the runs of `b` that overlap it.
+#[inline(always)]
+fn andnot_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
+    let mut j = 0;
+    for i in 0..a.n() {
+        let (st, en) = a.at(i);
+        let (mut cur, en) = (u32::from(st), u32::from(en));
+        // Skip the runs of `b` that end before this run.
+        while j < b.n() && u32::from(b.at(j).1) < cur {
+            j += 1;
+        }
+        while j < b.n() && u32::from(b.at(j).0) <= en {
+            let (bs, be) = b.at(j);
+            if u32::from(bs) > cur {
+                push_run(out, cur as u16, (u32::from(bs) - 1) as u16);
             }
-            match b.peek() {
-                Some(&(bs, be)) if u32::from(bs) <= e => {
-                    let bs = u32::from(bs);
-                    if bs > cur {
-                        push_run(out, cur as u16, (bs - 1) as u16);
-                    }
-                    cur = u32::from(be) + 1;
-                }
-                _ => {
-                    push_run(out, cur as u16, e as u16);
-                    break;
-                }
+            cur = cur.max(u32::from(be) + 1);
+            if u32::from(be) >= en {
+                break; // this run of `b` may also cut the next run of `a`
             }
+            j += 1;
+        }
+        if cur <= en {
+            push_run(out, cur as u16, en as u16);
         }
     }
 }
 
-/// The runs `r` minus the sorted values `v`.
+/// `a ⊕ b`: the runs' boundaries as toggle points, merged; a point in both lists cancels
+/// (so touching pieces join), and the remaining points pair up as the result's runs.
 #[inline(always)]
-fn runs_minus_values(r: &[RunLE], v: &[U16], out: &mut alloc::vec::Vec<(u16, u16)>) {
-    andnot_runs(r.iter().map(run), v.iter().map(|x| (x.get(), x.get())), out);
+fn xor_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
+    let (na, nb) = (2 * a.n(), 2 * b.n());
+    let (mut i, mut j) = (0, 0);
+    let mut open: Option<u32> = None;
+    let mut toggle = |p: u32, out: &mut alloc::vec::Vec<(u16, u16)>| match open.take() {
+        None => open = Some(p),
+        // `p > st` for valid runs; a corrupt payload (unordered runs) gives no piece.
+        Some(st) => {
+            if p > st {
+                push_run(out, st as u16, (p - 1) as u16);
+            }
+        }
+    };
+    while i < na && j < nb {
+        let (x, y) = (a.toggle(i), b.toggle(j));
+        if x == y {
+            i += 1;
+            j += 1;
+        } else if x < y {
+            toggle(x, out);
+            i += 1;
+        } else {
+            toggle(y, out);
+            j += 1;
+        }
+    }
+    for t in i..na {
+        toggle(a.toggle(t), out);
+    }
+    for t in j..nb {
+        toggle(b.toggle(t), out);
+    }
 }

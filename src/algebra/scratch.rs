@@ -4,7 +4,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::cast::{self, BITSET_WORDS};
+use crate::cast::{self, BITSET_WORDS, U16};
 use crate::container::Container;
 use crate::format::{canonical_kind, ContainerKind};
 use crate::write::encode::{self, Encoder, Meta};
@@ -33,7 +33,6 @@ pub(crate) struct Scratch {
     pub(crate) bits2: Box<[u64; BITSET_WORDS]>,
     pub(crate) runs: Vec<(u16, u16)>,
     pub(crate) runs2: Vec<(u16, u16)>,
-    pub(crate) runs3: Vec<(u16, u16)>,
     pub(crate) repr: Repr,
     pub(crate) card: u32,
     /// Maximal runs of `bits`, counted with the cardinality by `set_bits`.
@@ -51,7 +50,6 @@ impl Scratch {
             bits2: Box::new([0; BITSET_WORDS]),
             runs: Vec::new(),
             runs2: Vec::new(),
-            runs3: Vec::new(),
             repr: Repr::Empty,
             card: 0,
             bit_runs: 0,
@@ -174,9 +172,9 @@ impl Scratch {
                 let kind = canonical_kind(card, runs);
                 match kind {
                     ContainerKind::Array => cast::extend_u16s(out, &self.lows),
-                    ContainerKind::Run => {
-                        encode::array_runs(&self.lows, |s, e| encode::push_run(out, s, e))
-                    }
+                    ContainerKind::Run => write_runs(out, runs as usize, |sink| {
+                        encode::array_runs(&self.lows, |s, e| sink.put(s, e))
+                    }),
                     ContainerKind::Bitset => {
                         for &v in &self.lows {
                             self.bits2[usize::from(v >> 6)] |= 1 << (v & 63);
@@ -191,9 +189,9 @@ impl Scratch {
                 let kind = canonical_kind(card, self.bit_runs);
                 match kind {
                     ContainerKind::Bitset => cast::extend_u64s(out, &self.bits[..]),
-                    ContainerKind::Run => {
-                        encode::bitset_runs(&self.bits, |s, e| encode::push_run(out, s, e))
-                    }
+                    ContainerKind::Run => write_runs(out, self.bit_runs as usize, |sink| {
+                        encode::bitset_runs(&self.bits, |s, e| sink.put(s, e))
+                    }),
                     ContainerKind::Array => extract(&self.bits, card as usize, out),
                 }
                 kind
@@ -201,11 +199,11 @@ impl Scratch {
             Repr::Runs => {
                 let kind = canonical_kind(card, self.runs.len() as u32);
                 match kind {
-                    ContainerKind::Run => {
+                    ContainerKind::Run => write_runs(out, self.runs.len(), |sink| {
                         for &(s, e) in &self.runs {
-                            encode::push_run(out, s, e);
+                            sink.put(s, e);
                         }
-                    }
+                    }),
                     ContainerKind::Array => {
                         self.lows2.clear();
                         for &(s, e) in &self.runs {
@@ -243,8 +241,7 @@ impl Scratch {
 #[inline(always)] // compiled into each CPU level's copy of `emit`
 pub(crate) fn extract(bits: &[u64; BITSET_WORDS], card: usize, out: &mut Vec<u8>) {
     let start = out.len();
-    out.resize(start + 2 * (card + 64), 0);
-    let dst = cast::u16s_mut(&mut out[start..]).expect("an even number of bytes");
+    let dst = cast::grow_u16s(out, card + 64);
     let mut k = 0;
     for (i, &w) in bits.iter().enumerate() {
         if w == 0 {
@@ -265,6 +262,39 @@ pub(crate) fn extract(bits: &[u64; BITSET_WORDS], card: usize, out: &mut Vec<u8>
     }
     debug_assert_eq!(k, card);
     out.truncate(start + 2 * k);
+}
+
+/// Appends the `n` runs that `produce` puts into the [`RunSink`] it is given, in order, as
+/// `(start, length − 1)` little-endian pairs written into space reserved up front.
+#[inline(always)]
+fn write_runs(out: &mut Vec<u8>, n: usize, produce: impl FnOnce(&mut RunSink<'_>)) {
+    let start = out.len();
+    let mut sink = RunSink {
+        dst: cast::grow_u16s(out, 2 * n),
+        k: 0,
+    };
+    produce(&mut sink);
+    let written = sink.k;
+    out.truncate(start + 2 * written);
+}
+
+/// Reserved space for runs (see [`write_runs`]).
+struct RunSink<'a> {
+    dst: &'a mut [U16],
+    k: usize,
+}
+
+impl RunSink<'_> {
+    /// Writes run `s..=e`. A run beyond the number announced (impossible when it was
+    /// counted on the same container) is dropped rather than written out of bounds.
+    #[inline(always)]
+    fn put(&mut self, s: u16, e: u16) {
+        if let Some(pair) = self.dst.get_mut(self.k..self.k + 2) {
+            pair[0].set(s);
+            pair[1].set(e.wrapping_sub(s));
+            self.k += 2;
+        }
+    }
 }
 
 /// Appends runs `(start, end)` given in ascending order of start, merging overlapping and
