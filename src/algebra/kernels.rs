@@ -59,13 +59,7 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
             (canonical_kind(a.len() as u32, runs), a.len() as u32)
         }
         Container::Bitset(b) => {
-            let (mut card, mut runs, mut carry) = (0u32, 0u32, 0u64);
-            for w in b.iter() {
-                let w = w.get();
-                card += w.count_ones();
-                runs += (w & !((w << 1) | carry)).count_ones();
-                carry = w >> 63;
-            }
+            let (card, runs) = crate::write::encode::bitset_card_runs(b, |w| w.get());
             (canonical_kind(card, runs), card)
         }
         Container::Run(r) => {

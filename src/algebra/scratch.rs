@@ -97,7 +97,7 @@ impl Scratch {
     #[inline(always)] // compiled into each CPU level's copy of the kernels
     pub(crate) fn set_bits(&mut self) {
         self.bits_dirty = true;
-        let (card, runs) = encode::bitset_card_runs(&self.bits);
+        let (card, runs) = encode::bitset_card_runs(&self.bits, |w| w);
         self.card = card;
         self.bit_runs = runs;
         if self.card == 0 {

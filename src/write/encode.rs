@@ -275,10 +275,14 @@ pub(crate) fn count_slice_runs<T: Copy>(values: &[T], get: impl Fn(T) -> u16) ->
 /// each set bit whose lower neighbour is clear; the neighbour of bit 0 of a word is the top
 /// bit of the word before, read again rather than carried, so the loop vectorizes.
 #[inline(always)]
-pub(crate) fn bitset_card_runs(words: &[u64; BITSET_WORDS]) -> (u32, u32) {
-    let first = words[0];
+pub(crate) fn bitset_card_runs<T: Copy>(
+    words: &[T; BITSET_WORDS],
+    get: impl Fn(T) -> u64,
+) -> (u32, u32) {
+    let first = get(words[0]);
     let (mut card, mut runs) = (first.count_ones(), (first & !(first << 1)).count_ones());
     for (&p, &w) in words.iter().zip(&words[1..]) {
+        let (p, w) = (get(p), get(w));
         card += w.count_ones();
         runs += (w & !((w << 1) | (p >> 63))).count_ones();
     }
