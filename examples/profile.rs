@@ -60,7 +60,10 @@ fn main() {
             b
         })
         .collect();
-    let rounds = 500;
+    let rounds: u32 = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(500);
     let start = Instant::now();
     let mut t = 0u64;
     let mut out = Vec::new();
@@ -102,6 +105,7 @@ fn main() {
                     r.unwrap().len() as u64
                 })
                 .sum(),
+            "cr_inter" => cr.windows(2).map(|p| p[0].and_cardinality(&p[1])).sum(),
             // The same pairs through CRoaring, for a side-by-side figure.
             "cr_and" | "cr_or" | "cr_xor" | "cr_andnot" => cr
                 .windows(2)

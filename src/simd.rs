@@ -18,25 +18,28 @@ pub(crate) mod x86 {
     /// Tests force the baseline path with this (0: auto, 1: force baseline).
     static FORCE_BASELINE: AtomicU8 = AtomicU8::new(0);
 
-    /// Whether the x86-64-v3 copies of the kernels may run on this CPU.
-    #[inline]
+    /// Whether the x86-64-v3 copies of the kernels may run on this CPU: two relaxed loads
+    /// once detected, inlined into every dispatch.
+    #[inline(always)]
     pub(crate) fn has_v3() -> bool {
-        if FORCE_BASELINE.load(Ordering::Relaxed) == 1 {
-            return false;
-        }
         match LEVEL.load(Ordering::Relaxed) {
-            2 => true,
+            2 => FORCE_BASELINE.load(Ordering::Relaxed) == 0,
             1 => false,
-            _ => {
-                let ok = std::is_x86_feature_detected!("avx2")
-                    && std::is_x86_feature_detected!("bmi1")
-                    && std::is_x86_feature_detected!("bmi2")
-                    && std::is_x86_feature_detected!("popcnt")
-                    && std::is_x86_feature_detected!("lzcnt");
-                LEVEL.store(if ok { 2 } else { 1 }, Ordering::Relaxed);
-                ok
-            }
+            _ => detect(),
         }
+    }
+
+    /// The first call: detects the features and caches the answer.
+    #[cold]
+    #[inline(never)]
+    fn detect() -> bool {
+        let ok = std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("lzcnt");
+        LEVEL.store(if ok { 2 } else { 1 }, Ordering::Relaxed);
+        ok && FORCE_BASELINE.load(Ordering::Relaxed) == 0
     }
 
     /// Forces (or stops forcing) the baseline kernels, for tests comparing both paths.

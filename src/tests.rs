@@ -246,6 +246,56 @@ fn kinds_of(
     (as_le(lows), words, runs)
 }
 
+/// Few values against many runs, many values against few runs, and everything between:
+/// the counting kernels of every pair of kinds agree with a count over the values.
+#[test]
+fn intersection_len_of_every_kind_pair_matches_the_model() {
+    use crate::container::{count, Container};
+    let mut sets: Vec<Vec<u16>> = (0..6u64)
+        .map(|seed| random_lows(seed, [3, 40, 700, 4000, 9000, 20][seed as usize]))
+        .collect();
+    sets.push((0..=u16::MAX).collect());
+    sets.push((0..=u16::MAX).step_by(2).collect()); // 32768 runs of one
+    sets.push((100..3000).chain(5000..5100).chain(65000..=65535).collect());
+    sets.push((0..2000u16).flat_map(|k| k * 32..k * 32 + 5).collect());
+    let encoded: Vec<_> = sets.iter().map(|s| kinds_of(s)).collect();
+    for (sa, a) in sets.iter().zip(&encoded) {
+        for (sb, b) in sets.iter().zip(&encoded) {
+            let expected = sa.iter().filter(|x| sb.binary_search(x).is_ok()).count() as u64;
+            fn kinds<'e>(
+                e: &'e (
+                    Vec<crate::cast::U16>,
+                    Vec<crate::cast::U64>,
+                    Vec<crate::cast::RunLE>,
+                ),
+                n: usize,
+            ) -> Vec<Container<'e>> {
+                let mut v = alloc::vec![
+                    Container::Bitset(e.1[..].try_into().unwrap()),
+                    Container::Run(&e.2[..]),
+                ];
+                if n <= 4096 {
+                    v.push(Container::Array(&e.0[..]));
+                }
+                v
+            }
+            for x in kinds(a, sa.len()) {
+                for y in kinds(b, sb.len()) {
+                    assert_eq!(
+                        count::intersection_len(x, y),
+                        expected,
+                        "{:?} ∩ {:?} of {} and {} values",
+                        x.kind(),
+                        y.kind(),
+                        sa.len(),
+                        sb.len()
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn accelerated_set_kernels_match_scalar() {

@@ -8,7 +8,8 @@ use super::scratch::{push_run, Scratch};
 use super::Op;
 use crate::cast::{BitsetLE, RunLE, BITSET_WORDS, U16};
 use crate::container::Container;
-use crate::write::encode::{fill_bits, Encoder};
+use crate::format::ContainerKind;
+use crate::write::encode::{bitset_runs_into, fill_bits, Encoder};
 
 /// Size ratio above which sorted-array kernels gallop through the larger array.
 const GALLOP_RATIO: usize = 32;
@@ -60,7 +61,19 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
         }
         Container::Bitset(b) => {
             let (card, runs) = crate::write::encode::bitset_card_runs(b, |w| w.get());
-            (canonical_kind(card, runs), card)
+            let kind = canonical_kind(card, runs);
+            // A bitset that is better as runs or values is converted from its own words.
+            if card != 0 && kind != ContainerKind::Bitset {
+                let start = enc.payload.len();
+                if kind == ContainerKind::Run {
+                    bitset_runs_into(b, |w| w.get(), runs as usize, &mut enc.payload);
+                } else {
+                    super::scratch::extract(b, |w| w.get(), card as usize, &mut enc.payload);
+                }
+                enc.record(key, kind, card, start);
+                return;
+            }
+            (kind, card)
         }
         Container::Run(r) => {
             let card = run_len(r);
@@ -75,13 +88,7 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
     let start = enc.payload.len();
     enc.payload
         .extend_from_slice(crate::container::payload_bytes(&c));
-    enc.metas.push(crate::write::encode::Meta {
-        key,
-        kind,
-        card,
-        start,
-        len: enc.payload.len() - start,
-    });
+    enc.record(key, kind, card, start);
 }
 
 crate::simd::dispatch! {
@@ -422,18 +429,8 @@ fn fill_runs(bits: &mut [u64; BITSET_WORDS], r: &[RunLE]) {
 
 /// First index `>= lo` whose value is `>= v`, by exponential then binary search.
 #[inline(always)]
-fn gallop(large: &[U16], mut lo: usize, v: u16) -> usize {
-    let n = large.len();
-    if lo >= n || large[lo].get() >= v {
-        return lo;
-    }
-    let mut step = 1;
-    while lo + step < n && large[lo + step].get() < v {
-        lo += step;
-        step *= 2;
-    }
-    let hi = (lo + step).min(n);
-    lo + 1 + large[lo + 1..hi].partition_point(|x| x.get() < v)
+fn gallop(large: &[U16], lo: usize, v: u16) -> usize {
+    crate::container::count::gallop_by(large.len(), lo, |k| large[k].get() < v)
 }
 
 #[inline(always)]

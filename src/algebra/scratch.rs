@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use crate::cast::{self, BITSET_WORDS, U16};
 use crate::container::Container;
 use crate::format::{canonical_kind, ContainerKind};
-use crate::write::encode::{self, Encoder, Meta};
+use crate::write::encode::{self, Encoder};
 
 /// Which buffer holds the container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,10 +189,10 @@ impl Scratch {
                 let kind = canonical_kind(card, self.bit_runs);
                 match kind {
                     ContainerKind::Bitset => cast::extend_u64s(out, &self.bits[..]),
-                    ContainerKind::Run => write_runs(out, self.bit_runs as usize, |sink| {
-                        encode::bitset_runs(&self.bits, |s, e| sink.put(s, e))
-                    }),
-                    ContainerKind::Array => extract(&self.bits, card as usize, out),
+                    ContainerKind::Run => {
+                        encode::bitset_runs_into(&self.bits, |w| w, self.bit_runs as usize, out)
+                    }
+                    ContainerKind::Array => extract(&self.bits, |w| w, card as usize, out),
                 }
                 kind
             }
@@ -222,13 +222,7 @@ impl Scratch {
                 kind
             }
         };
-        enc.metas.push(Meta {
-            key,
-            kind,
-            card,
-            start,
-            len: enc.payload.len() - start,
-        });
+        enc.record(key, kind, card, start);
         self.repr = Repr::Empty;
         self.card = 0;
     }
@@ -239,18 +233,27 @@ impl Scratch {
 /// has more (Lemire's "flatten" of simdjson): a branch per 8 values instead of per value;
 /// the slots written past a word's bits are overwritten by the next word or cut off.
 #[inline(always)] // compiled into each CPU level's copy of `emit`
-pub(crate) fn extract(bits: &[u64; BITSET_WORDS], card: usize, out: &mut Vec<u8>) {
+pub(crate) fn extract<T: Copy>(
+    bits: &[T; BITSET_WORDS],
+    get: impl Fn(T) -> u64,
+    card: usize,
+    out: &mut Vec<u8>,
+) {
     let start = out.len();
     let dst = cast::grow_u16s(out, card + 64);
     let mut k = 0;
     for (i, &w) in bits.iter().enumerate() {
+        let w = get(w);
         if w == 0 {
             continue;
         }
         let base = (i * 64) as u16;
         let n = w.count_ones() as usize;
-        // `k + n <= card`, so the 64 slots fit in the `card + 64` reserved.
-        let slots = &mut dst[k..k + 64];
+        // `k + n <= card` when `card` is right, so the 64 slots fit in the `card + 64`
+        // reserved; a wrong count stops the extraction instead of writing out of bounds.
+        let Some(slots) = dst.get_mut(k..k + 64) else {
+            break;
+        };
         let mut w = w;
         for chunk in slots.chunks_exact_mut(8).take(n.div_ceil(8)) {
             for slot in chunk {
@@ -261,7 +264,7 @@ pub(crate) fn extract(bits: &[u64; BITSET_WORDS], card: usize, out: &mut Vec<u8>
         k += n;
     }
     debug_assert_eq!(k, card);
-    out.truncate(start + 2 * k);
+    out.truncate(start + 2 * k.min(card));
 }
 
 /// Appends the `n` runs that `produce` puts into the [`RunSink`] it is given, in order, as

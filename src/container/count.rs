@@ -107,25 +107,60 @@ fn array_bitset(a: &[U16], b: &BitsetLE) -> u64 {
     a.iter().map(|v| u64::from(bit(b, v.get()))).sum()
 }
 
-/// One merge pass: each array value moves the run cursor forward past runs ending
-/// before it (O(|a| + |r|), no search).
+/// Counted from the smaller side, by galloping in the other: for few values, each value's
+/// run is found among the runs; for few runs, each run's bounds are found in the array and
+/// the values between them counted at once (no per-value step).
 #[inline(always)]
 fn array_run(a: &[U16], r: &[RunLE]) -> u64 {
-    let Some(first) = r.first() else { return 0 };
-    let (mut j, mut start, mut end) = (0usize, first.start(), first.end());
-    let mut n = 0u64;
-    for v in a {
-        let v = u32::from(v.get());
-        while end < v {
-            j += 1;
-            match r.get(j) {
-                Some(run) => (start, end) = (run.start(), run.end()),
-                None => return n,
-            }
+    let mut n = 0usize;
+    if a.len() <= r.len() {
+        let mut j = 0;
+        for v in a {
+            let v = u32::from(v.get());
+            j = gallop_by(r.len(), j, |k| r[k].end() < v);
+            let Some(run) = r.get(j) else { break };
+            n += usize::from(run.start() <= v);
         }
-        n += u64::from(v >= start);
+    } else {
+        let mut pos = 0;
+        for run in r {
+            let (st, en) = (run.start(), run.end());
+            pos = gallop_by(a.len(), pos, |k| u32::from(a[k].get()) < st);
+            if pos == a.len() {
+                break;
+            }
+            let hi = gallop_by(a.len(), pos, |k| u32::from(a[k].get()) <= en);
+            n += hi - pos;
+            pos = hi;
+        }
     }
-    n
+    n as u64
+}
+
+/// The first index `>= lo` (and `<= len`) where `before` is false, for a `before` that
+/// holds on a prefix of `0..len`: the next index is tried first, then steps of 1, 2, 4,
+/// ... and a binary search inside the last step.
+#[inline(always)]
+pub(crate) fn gallop_by(len: usize, mut lo: usize, before: impl Fn(usize) -> bool) -> usize {
+    if lo >= len || !before(lo) {
+        return lo;
+    }
+    // Invariant: before(lo).
+    let mut step = 1;
+    while lo + step < len && before(lo + step) {
+        lo += step;
+        step *= 2;
+    }
+    let (mut lo, mut hi) = (lo + 1, (lo + step).min(len));
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 #[inline(always)]

@@ -204,7 +204,7 @@ impl<'a> Directory<'a> {
 
     /// Container `i`. Bytes that do not hold the payload the directory describes (possible
     /// only in views made with `from_bytes_unchecked`) give an empty container.
-    #[inline]
+    #[inline(always)] // on every query's path: a call costs more than its body
     pub(crate) fn container(&self, i: usize) -> Container<'a> {
         match self {
             Directory::Frozen(d) => match (d.descs.get(i), d.cards.get(i)) {
@@ -257,4 +257,102 @@ pub(crate) fn payload(
         None => None,
     };
     c.unwrap_or(EMPTY)
+}
+
+/// The keys of a directory as a slice of one format, so that walks over keys compile to
+/// plain loads instead of a match on the format at every step.
+pub(crate) trait Keys: Copy {
+    /// Number of keys.
+    fn count(self) -> usize;
+    /// Key `i` (`i < count`; 0 past the end).
+    fn at(self, i: usize) -> u16;
+}
+
+impl Keys for &[U16] {
+    #[inline(always)]
+    fn count(self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn at(self, i: usize) -> u16 {
+        self.get(i).map_or(0, |k| k.get())
+    }
+}
+
+impl Keys for &[KeyCardLE] {
+    #[inline(always)]
+    fn count(self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn at(self, i: usize) -> u16 {
+        self.get(i).map_or(0, |k| k.key.get())
+    }
+}
+
+/// First index `>= from` whose key is `>= key` (`count` if none), by galloping: the next
+/// key is checked first (merges of similar directories advance by one), then steps of 1,
+/// 2, 4, ... and a binary search in the last step (very unequal directories).
+#[inline(always)]
+pub(crate) fn advance<K: Keys>(k: K, from: usize, key: u16) -> usize {
+    let n = k.count();
+    if from >= n || k.at(from) >= key {
+        return from;
+    }
+    // Invariant: k.at(lo) < key.
+    let (mut lo, mut step) = (from, 1);
+    let mut hi = from + 1;
+    while hi < n && k.at(hi) < key {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+    }
+    let mut hi = hi.min(n);
+    lo += 1;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if k.at(mid) < key {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Calls `f(i, j)` for each key present in both directories (`i` in `a`, `j` in `b`), in
+/// ascending order, until `f` returns `false`. Compiled once per pair of formats (and
+/// into each CPU level's copy of its callers).
+#[inline(always)]
+pub(crate) fn common_keys(
+    a: &Directory<'_>,
+    b: &Directory<'_>,
+    f: impl FnMut(usize, usize) -> bool,
+) {
+    match (a, b) {
+        (Directory::Frozen(x), Directory::Frozen(y)) => walk_common(x.keys, y.keys, f),
+        (Directory::Frozen(x), Directory::Portable(y)) => walk_common(x.keys, y.descs, f),
+        (Directory::Portable(x), Directory::Frozen(y)) => walk_common(x.descs, y.keys, f),
+        (Directory::Portable(x), Directory::Portable(y)) => walk_common(x.descs, y.descs, f),
+    }
+}
+
+#[inline(always)]
+fn walk_common<A: Keys, B: Keys>(a: A, b: B, mut f: impl FnMut(usize, usize) -> bool) {
+    let (na, nb) = (a.count(), b.count());
+    let (mut i, mut j) = (0, 0);
+    while i < na && j < nb {
+        let (ka, kb) = (a.at(i), b.at(j));
+        if ka < kb {
+            i = advance(a, i + 1, kb);
+        } else if kb < ka {
+            j = advance(b, j + 1, ka);
+        } else {
+            if !f(i, j) {
+                return;
+            }
+            i += 1;
+            j += 1;
+        }
+    }
 }

@@ -1,33 +1,13 @@
 //! Set-algebra counts between two views: nothing is materialized, nothing allocated.
 
-use super::FrozenBitmap;
+use super::{Directory, FrozenBitmap};
 use crate::container::count;
 
 impl FrozenBitmap<'_> {
     /// Walks the containers with equal keys in both bitmaps; `f` returns `false` to stop.
     #[inline]
-    fn for_each_common_key(
-        &self,
-        other: &FrozenBitmap<'_>,
-        mut f: impl FnMut(usize, usize) -> bool,
-    ) {
-        let (a, b) = (&self.dir, &other.dir);
-        let (na, nb) = (a.n(), b.n());
-        let (mut i, mut j) = (0, 0);
-        while i < na && j < nb {
-            let (ka, kb) = (a.key(i), b.key(j));
-            if ka < kb {
-                i = a.lower_bound(kb, i + 1, na);
-            } else if kb < ka {
-                j = b.lower_bound(ka, j + 1, nb);
-            } else {
-                if !f(i, j) {
-                    return;
-                }
-                i += 1;
-                j += 1;
-            }
-        }
+    fn for_each_common_key(&self, other: &FrozenBitmap<'_>, f: impl FnMut(usize, usize) -> bool) {
+        crate::view::dir::common_keys(&self.dir, &other.dir, f);
     }
 
     /// `|self ∩ other|`.
@@ -46,12 +26,7 @@ impl FrozenBitmap<'_> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn intersection_len(&self, other: &FrozenBitmap<'_>) -> u64 {
-        let mut n = 0u64;
-        self.for_each_common_key(other, |i, j| {
-            n += count::intersection_len(self.dir.container(i), other.dir.container(j));
-            true
-        });
-        n
+        intersection_len_dirs(&self.dir, &other.dir)
     }
 
     /// `|self ∪ other|`.
@@ -101,4 +76,20 @@ impl FrozenBitmap<'_> {
         });
         disjoint
     }
+}
+
+crate::simd::dispatch! {
+    /// `|a ∩ b|` over two directories: the key walk and the container kernels compiled
+    /// together for each CPU level (one level check per pair of bitmaps, not per container).
+    fn intersection_len_dirs(a: &Directory<'_>, b: &Directory<'_>) -> u64 => intersection_len_dirs_impl;
+}
+
+#[inline(always)]
+fn intersection_len_dirs_impl(a: &Directory<'_>, b: &Directory<'_>) -> u64 {
+    let mut n = 0u64;
+    crate::view::dir::common_keys(a, b, |i, j| {
+        n += count::intersection_len_impl(a.container(i), b.container(j));
+        true
+    });
+    n
 }

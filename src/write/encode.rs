@@ -42,6 +42,19 @@ pub(crate) struct Encoder {
 const NO_KEY: u32 = u32::MAX;
 
 impl Encoder {
+    /// Records the container of `key` whose payload was appended from `start` to the end.
+    #[inline]
+    pub(crate) fn record(&mut self, key: u16, kind: ContainerKind, card: u32, start: usize) {
+        let len = self.payload.len() - start;
+        self.metas.push(Meta {
+            key,
+            kind,
+            card,
+            start,
+            len,
+        });
+    }
+
     pub(crate) fn new() -> Encoder {
         Encoder {
             metas: Vec::new(),
@@ -198,7 +211,7 @@ impl Encoder {
             let runs = count_bitset_runs(self.bits.iter().copied());
             let kind = canonical_kind(self.card, runs);
             if kind == ContainerKind::Run {
-                bitset_runs(&self.bits, |s, e| push_run(&mut self.payload, s, e));
+                bitset_runs_into(&self.bits, |w| w, runs as usize, &mut self.payload);
             } else {
                 cast::extend_u64s(&mut self.payload, &self.bits[..]);
             }
@@ -217,13 +230,7 @@ impl Encoder {
             self.n_lows = 0;
             kind
         };
-        self.metas.push(Meta {
-            key: self.key as u16,
-            kind,
-            card: self.card,
-            start,
-            len: self.payload.len() - start,
-        });
+        self.record(self.key as u16, kind, self.card, start);
         self.key = NO_KEY;
         self.card = 0;
     }
@@ -325,30 +332,56 @@ pub(crate) fn array_runs(values: &[u16], mut f: impl FnMut(u16, u16)) {
     f(start, end);
 }
 
-/// Calls `f(start, end)` for each maximal run of set bits.
-pub(crate) fn bitset_runs(bits: &[u64; BITSET_WORDS], mut f: impl FnMut(u16, u16)) {
-    let mut i = 0usize;
-    let mut w = bits[0];
-    loop {
-        while w == 0 {
-            i += 1;
-            if i == BITSET_WORDS {
-                return;
-            }
-            w = bits[i];
+/// Appends the `nruns` maximal runs of set bits of a bitset (words read by `get`) as
+/// `(start, length − 1)` little-endian pairs. The run boundaries (a set bit after a clear
+/// one, a clear bit after a set one) are the set bits of `w ^ (w << 1 | carry)`; they are
+/// extracted as Lemire's "flatten" does (8 slots stored per step without a branch per
+/// boundary), then each pair `(start, end + 1)` is turned into `(start, end − start)`. A
+/// run reaching bit 65535 ends at boundary 65536, which wraps to 0, and `0 − start − 1`
+/// wraps to `65535 − start`, its right length. `nruns` must be the bitset's run count
+/// (from [`bitset_card_runs`]); a wrong count gives wrong runs, never out-of-bounds writes.
+#[inline(always)] // compiled into each CPU level's copy of the callers
+pub(crate) fn bitset_runs_into<T: Copy>(
+    words: &[T; BITSET_WORDS],
+    get: impl Fn(T) -> u64,
+    nruns: usize,
+    out: &mut Vec<u8>,
+) {
+    let start = out.len();
+    let dst = cast::grow_u16s(out, 2 * nruns + 64);
+    let cap = 2 * nruns;
+    let mut k = 0;
+    let mut carry = 0u64;
+    for (i, &w) in words.iter().enumerate() {
+        let w = get(w);
+        let mut t = w ^ ((w << 1) | carry);
+        carry = w >> 63;
+        if t == 0 {
+            continue;
         }
-        let start = i * 64 + w.trailing_zeros() as usize;
-        w |= w - 1; // set the bits below the run's start
-        while w == u64::MAX {
-            i += 1;
-            if i == BITSET_WORDS {
-                f(start as u16, u16::MAX);
-                return;
+        let base = (i * 64) as u16;
+        let n = t.count_ones() as usize;
+        let Some(slots) = dst.get_mut(k..k + 64) else {
+            break; // more boundaries than announced
+        };
+        for chunk in slots.chunks_exact_mut(8).take(n.div_ceil(8)) {
+            for slot in chunk {
+                slot.set(base.wrapping_add(t.trailing_zeros() as u16));
+                t &= t.wrapping_sub(1);
             }
-            w = bits[i];
         }
-        let end = i * 64 + (!w).trailing_zeros() as usize - 1;
-        f(start as u16, end as u16);
-        w &= w.wrapping_add(1); // clear the run
+        k += n;
     }
+    if carry == 1 {
+        if let Some(slot) = dst.get_mut(k) {
+            slot.set(0); // boundary 65536
+            k += 1;
+        }
+    }
+    let k = k.min(cap) & !1;
+    for pair in dst[..k].chunks_exact_mut(2) {
+        let s = pair[0].get();
+        pair[1].set(pair[1].get().wrapping_sub(s).wrapping_sub(1));
+    }
+    out.truncate(start + 2 * k);
 }
