@@ -439,3 +439,40 @@ fn simd_array_kernels_match_the_model() {
         }
     }
 }
+
+/// Bitsets to runs and to values, in both forms of the extraction (words skipped or not),
+/// against the values: runs touching 0 and 65535, a full bitset, alternating bits, words
+/// with more than 4 and more than 8 boundaries.
+#[test]
+fn bitset_extraction_matches_the_values() {
+    use crate::write::encode::{array_runs, bitset_card_runs, bitset_runs_into};
+    let mut sets: Vec<Vec<u16>> = (0..6u64)
+        .map(|seed| random_lows(seed, [1, 30, 300, 3000, 20000, 60000][seed as usize]))
+        .collect();
+    sets.push((0..=u16::MAX).collect());
+    sets.push((0..=u16::MAX).step_by(2).collect());
+    sets.push((1..=u16::MAX).step_by(2).collect());
+    sets.push(alloc::vec![0, 65535]);
+    sets.push((0..10).chain(65530..=65535).collect());
+    sets.push((0..4000u16).map(|k| k * 16 + (k % 3)).collect());
+    for lows in &sets {
+        let (_, words, _) = kinds_of(lows);
+        let words: &[crate::cast::U64; crate::cast::BITSET_WORDS] = words[..].try_into().unwrap();
+        let (card, nruns) = bitset_card_runs(words, |w| w.get());
+        assert_eq!(card as usize, lows.len());
+        let mut expected = Vec::new();
+        array_runs(lows, |s, e| {
+            expected.extend_from_slice(&s.to_le_bytes());
+            expected.extend_from_slice(&(e - s).to_le_bytes());
+        });
+        assert_eq!(expected.len(), 4 * nruns as usize);
+        let mut out = alloc::vec![9u8; 3]; // appends after what is there
+        bitset_runs_into(words, |w| w.get(), nruns as usize, &mut out);
+        assert_eq!(&out[..3], &[9, 9, 9]);
+        assert_eq!(&out[3..], &expected[..], "runs of {} values", lows.len());
+        let mut out = alloc::vec![9u8; 1];
+        crate::algebra::scratch::extract(words, |w| w.get(), card as usize, &mut out);
+        let values: Vec<u8> = lows.iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(&out[1..], &values[..], "values of {} values", lows.len());
+    }
+}

@@ -228,10 +228,8 @@ impl Scratch {
     }
 }
 
-/// Appends the `card` set bits of `bits` as little-endian `u16` values, writing straight
-/// into `out`. Each non-zero word stores 8 values unconditionally, then 8 more while it
-/// has more (Lemire's "flatten" of simdjson): a branch per 8 values instead of per value;
-/// the slots written past a word's bits are overwritten by the next word or cut off.
+/// Appends the `card` set bits of `bits` as little-endian `u16` values, written straight
+/// into `out` by [`encode::flatten`] (its dense form when there are values in most words).
 #[inline(always)] // compiled into each CPU level's copy of `emit`
 pub(crate) fn extract<T: Copy>(
     bits: &[T; BITSET_WORDS],
@@ -241,28 +239,12 @@ pub(crate) fn extract<T: Copy>(
 ) {
     let start = out.len();
     let dst = cast::grow_u16s(out, card + 64);
-    let mut k = 0;
-    for (i, &w) in bits.iter().enumerate() {
-        let w = get(w);
-        if w == 0 {
-            continue;
-        }
-        let base = (i * 64) as u16;
-        let n = w.count_ones() as usize;
-        // `k + n <= card` when `card` is right, so the 64 slots fit in the `card + 64`
-        // reserved; a wrong count stops the extraction instead of writing out of bounds.
-        let Some(slots) = dst.get_mut(k..k + 64) else {
-            break;
-        };
-        let mut w = w;
-        for chunk in slots.chunks_exact_mut(8).take(n.div_ceil(8)) {
-            for slot in chunk {
-                slot.set(base.wrapping_add(w.trailing_zeros() as u16));
-                w &= w.wrapping_sub(1);
-            }
-        }
-        k += n;
-    }
+    let word = |i: usize| get(bits[i]);
+    let k = if card >= BITSET_WORDS / 4 {
+        encode::flatten::<true>(word, dst)
+    } else {
+        encode::flatten::<false>(word, dst)
+    };
     debug_assert_eq!(k, card);
     out.truncate(start + 2 * k.min(card));
 }

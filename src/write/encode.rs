@@ -335,7 +335,7 @@ pub(crate) fn array_runs(values: &[u16], mut f: impl FnMut(u16, u16)) {
 /// Appends the `nruns` maximal runs of set bits of a bitset (words read by `get`) as
 /// `(start, length − 1)` little-endian pairs. The run boundaries (a set bit after a clear
 /// one, a clear bit after a set one) are the set bits of `w ^ (w << 1 | carry)`; they are
-/// extracted as Lemire's "flatten" does (8 slots stored per step without a branch per
+/// extracted as Lemire's "flatten" does (4 slots stored per step without a branch per
 /// boundary), then each pair `(start, end + 1)` is turned into `(start, end − start)`. A
 /// run reaching bit 65535 ends at boundary 65536, which wraps to 0, and `0 − start − 1`
 /// wraps to `65535 − start`, its right length. `nruns` must be the bitset's run count
@@ -350,28 +350,22 @@ pub(crate) fn bitset_runs_into<T: Copy>(
     let start = out.len();
     let dst = cast::grow_u16s(out, 2 * nruns + 64);
     let cap = 2 * nruns;
-    let mut k = 0;
     let mut carry = 0u64;
-    for (i, &w) in words.iter().enumerate() {
-        let w = get(w);
-        let mut t = w ^ ((w << 1) | carry);
+    let boundaries = |i: usize| {
+        let w = get(words[i]);
+        let t = w ^ ((w << 1) | carry);
         carry = w >> 63;
-        if t == 0 {
-            continue;
-        }
-        let base = (i * 64) as u16;
-        let n = t.count_ones() as usize;
-        let Some(slots) = dst.get_mut(k..k + 64) else {
-            break; // more boundaries than announced
-        };
-        for chunk in slots.chunks_exact_mut(8).take(n.div_ceil(8)) {
-            for slot in chunk {
-                slot.set(base.wrapping_add(t.trailing_zeros() as u16));
-                t &= t.wrapping_sub(1);
-            }
-        }
-        k += n;
-    }
+        t
+    };
+    // With a boundary every few words or more, the test for a word without one would
+    // mispredict often: every word is then processed without it.
+    let k = if cap >= BITSET_WORDS / 4 {
+        flatten::<true>(boundaries, dst)
+    } else {
+        flatten::<false>(boundaries, dst)
+    };
+    let carry = get(words[BITSET_WORDS - 1]) >> 63;
+    let mut k = k;
     if carry == 1 {
         if let Some(slot) = dst.get_mut(k) {
             slot.set(0); // boundary 65536
@@ -384,4 +378,44 @@ pub(crate) fn bitset_runs_into<T: Copy>(
         pair[1].set(pair[1].get().wrapping_sub(s).wrapping_sub(1));
     }
     out.truncate(start + 2 * k);
+}
+
+/// Writes the positions of the set bits of the words `word(0), word(1), ...,
+/// word(BITSET_WORDS - 1)` (word `i` holding positions `64 i ..`) into `dst`, which must
+/// have 64 slots more than there are set bits; returns how many. Lemire's "flatten": 4
+/// slots are stored per step without a branch per bit (the next word's positions overwrite
+/// the unused ones). `DENSE`: words without a bit are not skipped, for when the skip test
+/// would mispredict often.
+#[inline(always)]
+pub(crate) fn flatten<const DENSE: bool>(
+    mut word: impl FnMut(usize) -> u64,
+    dst: &mut [cast::U16],
+) -> usize {
+    let mut k = 0;
+    for i in 0..BITSET_WORDS {
+        let mut t = word(i);
+        if !DENSE && t == 0 {
+            continue;
+        }
+        let base = (i * 64) as u16;
+        let n = t.count_ones() as usize;
+        let Some(slots) = dst.get_mut(k..k + 64) else {
+            break; // more bits than room: the caller's count was wrong
+        };
+        let (first, rest) = slots.split_at_mut(4);
+        for slot in first {
+            slot.set(base.wrapping_add(t.trailing_zeros() as u16));
+            t &= t.wrapping_sub(1);
+        }
+        if n > 4 {
+            for chunk in rest.chunks_exact_mut(4).take((n - 4).div_ceil(4)) {
+                for slot in chunk {
+                    slot.set(base.wrapping_add(t.trailing_zeros() as u16));
+                    t &= t.wrapping_sub(1);
+                }
+            }
+        }
+        k += n;
+    }
+    k
 }
