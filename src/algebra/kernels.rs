@@ -8,7 +8,7 @@ use super::scratch::{push_run, Scratch};
 use super::Op;
 use crate::cast::{BitsetLE, RunLE, BITSET_WORDS, U16};
 use crate::container::Container;
-use crate::format::ContainerKind;
+use crate::format::{ContainerKind, ARRAY_MAX};
 use crate::write::encode::{bitset_runs_into, fill_bits, Encoder};
 
 /// Size ratio above which sorted-array kernels gallop through the larger array.
@@ -107,6 +107,19 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
     s.clear();
     match (op, a, b) {
         // --- array ∘ array: merges (or galloping) into sorted values
+        (Op::Or | Op::Xor, Array(x), Array(y)) if x.len() + y.len() > ARRAY_MAX as usize => {
+            // The result is likely a bitset: built as one directly (as CRoaring does),
+            // instead of merged values converted at the end.
+            s.zero_bits();
+            let bit_of = |v: &U16| (usize::from(v.get() >> 6), 1u64 << (v.get() & 63));
+            x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] |= m);
+            if op == Op::Or {
+                y.iter().map(bit_of).for_each(|(w, m)| s.bits[w] |= m);
+            } else {
+                y.iter().map(bit_of).for_each(|(w, m)| s.bits[w] ^= m);
+            }
+            s.set_bits();
+        }
         (_, Array(x), Array(y)) => {
             s.lows.clear();
             match op {
@@ -198,18 +211,12 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.set_runs();
         }
         // --- bitset ∘ bitset: word-wise
-        (_, Bitset(x), Bitset(y)) => {
-            for ((d, p), q) in s.bits.iter_mut().zip(x.iter()).zip(y.iter()) {
-                let (p, q) = (p.get(), q.get());
-                *d = match op {
-                    Op::And => p & q,
-                    Op::Or => p | q,
-                    Op::AndNot => p & !q,
-                    Op::Xor => p ^ q,
-                };
-            }
-            s.set_bits();
-        }
+        (_, Bitset(x), Bitset(y)) => match op {
+            Op::And => words_op(s, x, y, |p, q| p & q),
+            Op::Or => words_op(s, x, y, |p, q| p | q),
+            Op::AndNot => words_op(s, x, y, |p, q| p & !q),
+            Op::Xor => words_op(s, x, y, |p, q| p ^ q),
+        },
         // --- bitset ∘ run: word-wise over the runs' spans
         (Op::And, Bitset(x), Run(y)) | (Op::And, Run(y), Bitset(x)) if run_len(y) <= 4096 => {
             s.lows.clear();
@@ -392,6 +399,24 @@ fn bit(b: &BitsetLE, v: u16) -> bool {
 #[inline(always)]
 fn bit_u64(b: &[u64; BITSET_WORDS], v: u16) -> bool {
     (b[usize::from(v >> 6)] >> (v & 63)) & 1 != 0
+}
+
+/// `s.bits = f(x, y)` word by word, counting the result's bits and runs in the same pass
+/// (a word's lower neighbour is recomputed from the inputs, so the loop carries no value
+/// from one word to the next and vectorizes).
+#[inline(always)]
+fn words_op(s: &mut Scratch, x: &BitsetLE, y: &BitsetLE, f: impl Fn(u64, u64) -> u64) {
+    let w0 = f(x[0].get(), y[0].get());
+    s.bits[0] = w0;
+    let (mut card, mut runs) = (w0.count_ones(), (w0 & !(w0 << 1)).count_ones());
+    for i in 1..BITSET_WORDS {
+        let p = f(x[i - 1].get(), y[i - 1].get());
+        let w = f(x[i].get(), y[i].get());
+        s.bits[i] = w;
+        card += w.count_ones();
+        runs += (w & !((w << 1) | (p >> 63))).count_ones();
+    }
+    s.set_bits_counted(card, runs);
 }
 
 #[inline(always)]

@@ -98,13 +98,16 @@ impl Scratch {
     pub(crate) fn set_bits(&mut self) {
         self.bits_dirty = true;
         let (card, runs) = encode::bitset_card_runs(&self.bits, |w| w);
+        self.set_bits_counted(card, runs);
+    }
+
+    /// Marks `bits` as the container, whose bits and runs the caller counted.
+    #[inline(always)]
+    pub(crate) fn set_bits_counted(&mut self, card: u32, runs: u32) {
+        self.bits_dirty = true;
         self.card = card;
         self.bit_runs = runs;
-        if self.card == 0 {
-            self.repr = Repr::Empty;
-        } else {
-            self.repr = Repr::Bits;
-        }
+        self.repr = if card == 0 { Repr::Empty } else { Repr::Bits };
     }
 
     /// Marks `runs` as the container, summing its lengths.
