@@ -568,6 +568,32 @@ fn filter_by_runs<const IN: bool>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::
     let copy = |out: &mut alloc::vec::Vec<u16>, part: &[U16]| {
         out.extend(part.iter().map(|v| v.get()));
     };
+    if a.len() < GALLOP_RATIO * r.len() {
+        // Not many more values than runs: one merge pass; each value is stored without a
+        // branch and kept by advancing the end of the output.
+        let start = out.len();
+        out.resize(start + a.len(), 0);
+        let dst = &mut out[start..];
+        let (mut i, mut k, mut j) = (0, 0, 0);
+        while let (Some(v), Some(x)) = (a.get(i), r.get(j)) {
+            let v = v.get();
+            if x.end() < u32::from(v) {
+                j += 1;
+                continue;
+            }
+            dst[k] = v;
+            k += usize::from((x.start() <= u32::from(v)) == IN);
+            i += 1;
+        }
+        if !IN {
+            for v in &a[i..] {
+                dst[k] = v.get();
+                k += 1;
+            }
+        }
+        out.truncate(start + k);
+        return;
+    }
     let mut pos = 0;
     for x in r {
         let (st, en) = run(x);

@@ -107,13 +107,25 @@ fn array_bitset(a: &[U16], b: &BitsetLE) -> u64 {
     a.iter().map(|v| u64::from(bit(b, v.get()))).sum()
 }
 
-/// Counted from the smaller side, by galloping in the other: for few values, each value's
-/// run is found among the runs; for few runs, each run's bounds are found in the array and
-/// the values between them counted at once (no per-value step).
+/// Similar sizes are merged; otherwise counted from the smaller side, by galloping in the
+/// other: for few values, each value's run is found among the runs; for few runs, each
+/// run's bounds are found in the array and the values between them counted at once.
 #[inline(always)]
 fn array_run(a: &[U16], r: &[RunLE]) -> u64 {
     let mut n = 0usize;
-    if a.len() <= r.len() {
+    if a.len() < GALLOP_RATIO * r.len() && r.len() < GALLOP_RATIO * a.len() {
+        // Similar sizes: one merge pass.
+        let (mut i, mut j) = (0, 0);
+        while let (Some(v), Some(x)) = (a.get(i), r.get(j)) {
+            let v = u32::from(v.get());
+            if x.end() < v {
+                j += 1;
+                continue;
+            }
+            n += usize::from(x.start() <= v);
+            i += 1;
+        }
+    } else if a.len() <= r.len() {
         let mut j = 0;
         for v in a {
             let v = u32::from(v.get());
