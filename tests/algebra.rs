@@ -51,6 +51,25 @@ fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b:
         );
         let view = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
         assert!(view.iter().eq(exp.iter().copied()));
+        // Written in place (the buffer ends at a multiple of 64), with a checksum: the
+        // bytes of writing the model result with the same writer.
+        let mut wc = Writer::new().with_checksum(true);
+        let mut want_crc = Vec::new();
+        wc.write_sorted(exp.iter().copied(), &mut want_crc).unwrap();
+        let mut placed = vec![7u8; 64];
+        let r = match k {
+            0 => wc.intersection_into(va, vb, &mut placed),
+            1 => wc.union_into(va, vb, &mut placed),
+            2 => wc.difference_into(va, vb, &mut placed),
+            _ => wc.symmetric_difference_into(va, vb, &mut placed),
+        }
+        .unwrap();
+        assert_eq!(r, 64..placed.len());
+        assert!(placed[..64].iter().all(|&x| x == 7));
+        assert!(
+            placed[r] == want_crc[..],
+            "operation {k}: in-place bytes differ"
+        );
         let buf: FrozenBitmapBuf = match k {
             0 => va & vb,
             1 => va | vb,

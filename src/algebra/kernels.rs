@@ -54,17 +54,17 @@ crate::simd::dispatch! {
 #[inline(always)]
 fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scratch) {
     use crate::format::canonical_kind;
-    let (kind, card) = match c {
+    let (kind, card, runs) = match c {
         Container::Array(a) => {
             let runs = crate::write::encode::count_slice_runs(a, |v| v.get());
-            (canonical_kind(a.len() as u32, runs), a.len() as u32)
+            (canonical_kind(a.len() as u32, runs), a.len() as u32, runs)
         }
         Container::Bitset(b) => {
             let (card, runs) = crate::write::encode::bitset_card_runs(b, |w| w.get());
             let kind = canonical_kind(card, runs);
             // A bitset that is better as runs or values is converted from its own words.
             if card != 0 && kind != ContainerKind::Bitset {
-                let start = enc.payload.len();
+                let start = enc.begin(kind, runs as usize);
                 if kind == ContainerKind::Run {
                     bitset_runs_into(b, |w| w.get(), runs as usize, &mut enc.payload);
                 } else {
@@ -73,11 +73,11 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
                 enc.record(key, kind, card, start);
                 return;
             }
-            (kind, card)
+            (kind, card, runs)
         }
         Container::Run(r) => {
             let card = run_len(r);
-            (canonical_kind(card, r.len() as u32), card)
+            (canonical_kind(card, r.len() as u32), card, r.len() as u32)
         }
     };
     if card == 0 || kind != c.kind() {
@@ -85,7 +85,7 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
         s.emit_impl(key, enc);
         return;
     }
-    let start = enc.payload.len();
+    let start = enc.begin(kind, runs as usize);
     enc.payload
         .extend_from_slice(crate::container::payload_bytes(&c));
     enc.record(key, kind, card, start);

@@ -166,65 +166,54 @@ impl Scratch {
             self.clear();
             return;
         }
-        let start = enc.payload.len();
-        let out = &mut enc.payload;
-        let kind = match self.repr {
+        // The kind first (from counts), so that the encoder can lay out the container.
+        let runs = match self.repr {
             Repr::Empty => return,
-            Repr::Lows => {
-                let runs = encode::count_slice_runs(&self.lows, |v| v);
-                let kind = canonical_kind(card, runs);
-                match kind {
-                    ContainerKind::Array => cast::extend_u16s(out, &self.lows),
-                    ContainerKind::Run => write_runs(out, runs as usize, |sink| {
-                        encode::array_runs(&self.lows, |s, e| sink.put(s, e))
-                    }),
-                    ContainerKind::Bitset => {
-                        for &v in &self.lows {
-                            self.bits2[usize::from(v >> 6)] |= 1 << (v & 63);
-                        }
-                        cast::extend_u64s(out, &self.bits2[..]);
-                        self.bits2.fill(0);
-                    }
-                }
-                kind
-            }
-            Repr::Bits => {
-                let kind = canonical_kind(card, self.bit_runs);
-                match kind {
-                    ContainerKind::Bitset => cast::extend_u64s(out, &self.bits[..]),
-                    ContainerKind::Run => {
-                        encode::bitset_runs_into(&self.bits, |w| w, self.bit_runs as usize, out)
-                    }
-                    ContainerKind::Array => extract(&self.bits, |w| w, card as usize, out),
-                }
-                kind
-            }
-            Repr::Runs => {
-                let kind = canonical_kind(card, self.runs.len() as u32);
-                match kind {
-                    ContainerKind::Run => write_runs(out, self.runs.len(), |sink| {
-                        for &(s, e) in &self.runs {
-                            sink.put(s, e);
-                        }
-                    }),
-                    ContainerKind::Array => {
-                        self.lows2.clear();
-                        for &(s, e) in &self.runs {
-                            self.lows2.extend(s..=e);
-                        }
-                        cast::extend_u16s(out, &self.lows2);
-                    }
-                    ContainerKind::Bitset => {
-                        for &(s, e) in &self.runs {
-                            encode::fill_bits(&mut self.bits2, s, e);
-                        }
-                        cast::extend_u64s(out, &self.bits2[..]);
-                        self.bits2.fill(0);
-                    }
-                }
-                kind
-            }
+            Repr::Lows => encode::count_slice_runs(&self.lows, |v| v),
+            Repr::Bits => self.bit_runs,
+            Repr::Runs => self.runs.len() as u32,
         };
+        let kind = canonical_kind(card, runs);
+        let start = enc.begin(kind, runs as usize);
+        let out = &mut enc.payload;
+        match (self.repr, kind) {
+            (Repr::Empty, _) => {}
+            (Repr::Lows, ContainerKind::Array) => cast::extend_u16s(out, &self.lows),
+            (Repr::Lows, ContainerKind::Run) => write_runs(out, runs as usize, |sink| {
+                encode::array_runs(&self.lows, |s, e| sink.put(s, e))
+            }),
+            (Repr::Lows, ContainerKind::Bitset) => {
+                for &v in &self.lows {
+                    self.bits2[usize::from(v >> 6)] |= 1 << (v & 63);
+                }
+                cast::extend_u64s(out, &self.bits2[..]);
+                self.bits2.fill(0);
+            }
+            (Repr::Bits, ContainerKind::Bitset) => cast::extend_u64s(out, &self.bits[..]),
+            (Repr::Bits, ContainerKind::Run) => {
+                encode::bitset_runs_into(&self.bits, |w| w, runs as usize, out)
+            }
+            (Repr::Bits, ContainerKind::Array) => extract(&self.bits, |w| w, card as usize, out),
+            (Repr::Runs, ContainerKind::Run) => write_runs(out, self.runs.len(), |sink| {
+                for &(s, e) in &self.runs {
+                    sink.put(s, e);
+                }
+            }),
+            (Repr::Runs, ContainerKind::Array) => {
+                self.lows2.clear();
+                for &(s, e) in &self.runs {
+                    self.lows2.extend(s..=e);
+                }
+                cast::extend_u16s(out, &self.lows2);
+            }
+            (Repr::Runs, ContainerKind::Bitset) => {
+                for &(s, e) in &self.runs {
+                    encode::fill_bits(&mut self.bits2, s, e);
+                }
+                cast::extend_u64s(out, &self.bits2[..]);
+                self.bits2.fill(0);
+            }
+        }
         enc.record(key, kind, card, start);
         self.repr = Repr::Empty;
         self.card = 0;

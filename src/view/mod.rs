@@ -7,7 +7,7 @@ mod setops;
 
 pub use iter::Iter;
 
-pub(crate) use dir::Directory;
+pub(crate) use dir::{common_keys, Directory};
 
 use core::fmt;
 use core::ops::{Bound, RangeBounds};

@@ -37,15 +37,43 @@ pub(crate) struct Encoder {
     count: u64,
     /// The last value accepted, or -1.
     prev: i64,
+    /// Direct mode (set operations writing into the caller's buffer, see
+    /// [`begin`](Self::begin)): where the bitmap starts in `payload`.
+    pub(crate) direct: Option<usize>,
 }
 
 const NO_KEY: u32 = u32::MAX;
 
 impl Encoder {
-    /// Records the container of `key` whose payload was appended from `start` to the end.
+    /// Prepares `payload` for the next container's payload and returns where it starts.
+    /// Normally payloads are packed (laid out when the bitmap is written); in direct mode
+    /// `payload` is the output itself, so the container is laid out as it will stay: the
+    /// padding before a bitset (relative to the bitmap's start) and a run container's run
+    /// count (`nruns`, checked again by [`record`](Self::record)) come first.
+    #[inline(always)]
+    pub(crate) fn begin(&mut self, kind: ContainerKind, nruns: usize) -> usize {
+        if let Some(base) = self.direct {
+            let pos = self.payload.len() - base;
+            self.payload
+                .resize(base + crate::format::align_up(pos, kind.align()), 0);
+            if kind == ContainerKind::Run {
+                self.payload
+                    .extend_from_slice(&(nruns as u16).to_le_bytes());
+            }
+        }
+        self.payload.len()
+    }
+
+    /// Records the container of `key` whose payload was appended from `start` (from
+    /// [`begin`](Self::begin)) to the end.
     #[inline]
     pub(crate) fn record(&mut self, key: u16, kind: ContainerKind, card: u32, start: usize) {
         let len = self.payload.len() - start;
+        if self.direct.is_some() && kind == ContainerKind::Run {
+            // The run count written before the runs, from the runs actually written.
+            let count = ((len / 4) as u16).to_le_bytes();
+            self.payload[start - 2..start].copy_from_slice(&count);
+        }
         self.metas.push(Meta {
             key,
             kind,
@@ -67,6 +95,7 @@ impl Encoder {
             card: 0,
             count: 0,
             prev: -1,
+            direct: None,
         }
     }
 

@@ -124,6 +124,8 @@ impl Containers for Viewed<'_, '_> {
 trait Sink {
     fn put(&mut self, bytes: &[u8]);
     fn zeros(&mut self, n: usize);
+    /// Appends `n` bytes written by `fill` in place.
+    fn fill(&mut self, n: usize, fill: impl FnOnce(&mut [u8]));
 }
 
 impl Sink for Vec<u8> {
@@ -134,6 +136,12 @@ impl Sink for Vec<u8> {
     #[inline]
     fn zeros(&mut self, n: usize) {
         self.resize(self.len() + n, 0);
+    }
+    #[inline]
+    fn fill(&mut self, n: usize, fill: impl FnOnce(&mut [u8])) {
+        let start = self.len();
+        self.resize(start + n, 0);
+        fill(&mut self[start..]);
     }
 }
 
@@ -153,6 +161,11 @@ impl Sink for SliceSink<'_> {
         self.buf[self.pos..self.pos + n].fill(0);
         self.pos += n;
     }
+    #[inline]
+    fn fill(&mut self, n: usize, fill: impl FnOnce(&mut [u8])) {
+        fill(&mut self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+    }
 }
 
 /// Size of the bitmap laid out from `src`, and whether it holds a bitset.
@@ -167,35 +180,58 @@ fn layout_size<C: Containers>(src: &C, checksum: bool) -> (usize, bool) {
     (pos + if checksum { TRAILER_LEN } else { 0 }, has_bitset)
 }
 
-/// Writes the bitmap laid out from `src` (of `total` bytes, from `layout_size`) into `sink`;
-/// the trailer is left to the caller.
-fn emit<C: Containers, S: Sink>(src: &C, total: usize, checksum: bool, sink: &mut S) {
-    let n = src.n();
+/// The header of a bitmap of `n` containers and `total` bytes.
+fn header(n: usize, total: usize, checksum: bool) -> [u8; HEADER_LEN] {
     let mut header = [0u8; HEADER_LEN];
     header[..4].copy_from_slice(&MAGIC);
     header[4] = VERSION;
     header[5] = if checksum { FLAG_CRC } else { 0 };
     header[8..12].copy_from_slice(&(n as u32).to_le_bytes());
     header[12..16].copy_from_slice(&(total as u32).to_le_bytes());
-    sink.put(&header);
-    for i in 0..n {
-        sink.put(&src.get(i).0.to_le_bytes());
-    }
-    for i in 0..n {
-        sink.put(&((src.get(i).2 - 1) as u16).to_le_bytes());
-    }
+    header
+}
+
+/// Writes the four directory arrays of `n` containers into `dir` (`12 n` bytes) in one
+/// pass; `entry(i)` gives container `i`'s key, kind, cardinality and payload length (for
+/// runs, without the run count). Payload offsets follow the layout: from the end of the
+/// directory, each payload aligned for its kind.
+fn fill_directory(
+    dir: &mut [u8],
+    n: usize,
+    entry: impl Fn(usize) -> (u16, ContainerKind, u32, usize),
+) {
+    let (keys, rest) = dir.split_at_mut(2 * n);
+    let (cards, rest) = rest.split_at_mut(2 * n);
+    let (descs, cums) = rest.split_at_mut(4 * n);
     let mut pos = payload_start(n);
-    for i in 0..n {
-        let (_, kind, _, payload) = src.get(i);
-        pos = align_up(pos, kind.align());
-        sink.put(&(((pos as u32) << 2) | kind.code()).to_le_bytes());
-        pos += stored_len(kind, payload);
-    }
     let mut cum = 0u32;
-    for i in 0..n {
-        sink.put(&cum.to_le_bytes());
-        cum = cum.wrapping_add(src.get(i).2);
+    let fields = keys
+        .chunks_exact_mut(2)
+        .zip(cards.chunks_exact_mut(2))
+        .zip(descs.chunks_exact_mut(4).zip(cums.chunks_exact_mut(4)));
+    for (i, ((key, card), (desc, cum_out))) in fields.enumerate() {
+        let (k, kind, c, len) = entry(i);
+        key.copy_from_slice(&k.to_le_bytes());
+        card.copy_from_slice(&((c - 1) as u16).to_le_bytes());
+        pos = align_up(pos, kind.align());
+        desc.copy_from_slice(&(((pos as u32) << 2) | kind.code()).to_le_bytes());
+        pos += len + if kind == ContainerKind::Run { 2 } else { 0 };
+        cum_out.copy_from_slice(&cum.to_le_bytes());
+        cum = cum.wrapping_add(c);
     }
+}
+
+/// Writes the bitmap laid out from `src` (of `total` bytes, from `layout_size`) into `sink`;
+/// the trailer is left to the caller.
+fn emit<C: Containers, S: Sink>(src: &C, total: usize, checksum: bool, sink: &mut S) {
+    let n = src.n();
+    sink.put(&header(n, total, checksum));
+    sink.fill(12 * n, |dir| {
+        fill_directory(dir, n, |i| {
+            let (key, kind, card, payload) = src.get(i);
+            (key, kind, card, payload.len())
+        })
+    });
     let mut pos = payload_start(n);
     for i in 0..n {
         let (_, kind, _, payload) = src.get(i);
@@ -562,6 +598,48 @@ impl Writer {
         emit(&src, total, self.checksum, out);
         self.seal(out, start, total);
         start..start + total
+    }
+
+    /// Finishes a bitmap whose payloads the encoder wrote in place, in direct mode, into
+    /// `out[base..]` after room for `n_bound` directory entries. If fewer containers came
+    /// out, the payloads move down to where the smaller directory puts them (positions only
+    /// decrease, so moving them in order never overwrites one not yet moved); then the
+    /// header and directory are written in front.
+    pub(crate) fn finish_direct(
+        &mut self,
+        out: &mut Vec<u8>,
+        base: usize,
+        n_bound: usize,
+    ) -> Range<usize> {
+        let metas = &mut self.enc.metas;
+        let n = metas.len();
+        let has_bitset = metas.iter().any(|m| m.kind == ContainerKind::Bitset);
+        if n != n_bound {
+            let mut pos = payload_start(n);
+            for m in metas.iter_mut() {
+                let prefix = if m.kind == ContainerKind::Run { 2 } else { 0 };
+                let to = base + align_up(pos, m.kind.align());
+                out[base + pos..to].fill(0);
+                out.copy_within(m.start - prefix..m.start + m.len, to);
+                m.start = to + prefix;
+                pos = to - base + prefix + m.len;
+            }
+            out.truncate(base + pos);
+        }
+        let total = out.len() - base + if self.checksum { TRAILER_LEN } else { 0 };
+        out[base..base + HEADER_LEN].copy_from_slice(&header(n, total, self.checksum));
+        let metas = &self.enc.metas;
+        fill_directory(
+            &mut out[base + HEADER_LEN..base + payload_start(n)],
+            n,
+            |i| {
+                let m = &metas[i];
+                (m.key, m.kind, m.card, m.len)
+            },
+        );
+        self.last_bitset = has_bitset;
+        self.seal(out, base, total);
+        base..base + total
     }
 
     fn finish_slice(&mut self, buf: &mut [u8]) -> Result<usize, Error> {

@@ -12,6 +12,7 @@ use crate::algebra::scratch::Scratch;
 use crate::algebra::Op;
 use crate::container::count;
 use crate::error::Error;
+use crate::format::{payload_start, BITSET_ALIGN};
 use crate::view::{Directory, FrozenBitmap};
 
 /// Reuses a vector's allocation for another element type of the same layout (the standard
@@ -106,10 +107,32 @@ impl Writer {
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
         self.enc.reset();
-        let (s, enc) = (&mut self.scratch, &mut self.enc);
-        s.clear();
         let (da, db) = (&a.dir, &b.dir);
         let (na, nb) = (da.n(), db.n());
+        // Direct mode: the result is written in place into `out` (no copy at the end),
+        // after room for the most containers it can have. Only when `out` ends at a
+        // multiple of 64, where the bitmap starts whether or not it holds a bitset; not for
+        // intersections, whose results are small and often have fewer containers than
+        // the bound (the copy saved is smaller than the key walk that finds the bound).
+        let direct = (op != Op::And && out.len().is_multiple_of(BITSET_ALIGN)).then(|| {
+            let mut common = 0;
+            crate::view::common_keys(da, db, |_, _| {
+                common += 1;
+                true
+            });
+            let n_bound = match op {
+                Op::And => common,
+                Op::AndNot => na,
+                Op::Or | Op::Xor => na + nb - common,
+            };
+            let base = out.len();
+            core::mem::swap(out, &mut self.enc.payload);
+            self.enc.payload.resize(base + payload_start(n_bound), 0);
+            self.enc.direct = Some(base);
+            (base, n_bound)
+        });
+        let (s, enc) = (&mut self.scratch, &mut self.enc);
+        s.clear();
         let keep_a = op != Op::And;
         let keep_b = matches!(op, Op::Or | Op::Xor);
         let (mut i, mut j) = (0, 0);
@@ -153,6 +176,11 @@ impl Writer {
         }
         if keep_b {
             copy_rest(db, j, s, enc);
+        }
+        if let Some((base, n_bound)) = direct {
+            self.enc.direct = None;
+            core::mem::swap(out, &mut self.enc.payload);
+            return Ok(self.finish_direct(out, base, n_bound));
         }
         Ok(self.finish_vec(out))
     }
