@@ -124,6 +124,14 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.lows.clear();
             match op {
                 Op::And => and_aa(x, y, &mut s.lows),
+                Op::Or | Op::Xor if lopsided(x, y) || lopsided(y, x) => {
+                    let (large, small) = if x.len() >= y.len() { (x, y) } else { (y, x) };
+                    if op == Op::Or {
+                        sparse_merge::<true, true>(large, small, &mut s.lows);
+                    } else {
+                        sparse_merge::<true, false>(large, small, &mut s.lows);
+                    }
+                }
                 Op::Or => {
                     if !crate::simd::union_u16(x, y, &mut s.lows) {
                         merge_aa::<true, true, true>(x, y, &mut s.lows);
@@ -517,9 +525,53 @@ fn andnot_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
         }
         return;
     }
+    if lopsided(a, b) {
+        sparse_merge::<false, false>(a, b, out);
+        return;
+    }
     if !crate::simd::difference_u16(a, b, out) {
         merge_aa::<true, false, false>(a, b, out);
     }
+}
+
+/// Whether `small` is so much shorter than `large` that finding each of its values in
+/// `large` beats a merge that reads both.
+#[inline(always)]
+fn lopsided(large: &[U16], small: &[U16]) -> bool {
+    small.len() * GALLOP_RATIO < large.len()
+}
+
+/// `large` combined with a much shorter `small`: each value of `small` is found in `large`
+/// by galloping, and the stretches of `large` between are copied in bulk. Values of
+/// `large` alone are kept; values of `small` alone if `KEEP_SMALL` (union, symmetric
+/// difference); values in both if `KEEP_BOTH` (union). With neither, `large − small`.
+#[inline(always)]
+fn sparse_merge<const KEEP_SMALL: bool, const KEEP_BOTH: bool>(
+    large: &[U16],
+    small: &[U16],
+    out: &mut alloc::vec::Vec<u16>,
+) {
+    let copy = |out: &mut alloc::vec::Vec<u16>, part: &[U16]| {
+        out.extend(part.iter().map(|v| v.get()));
+    };
+    let mut pos = 0;
+    for v in small {
+        let v = v.get();
+        let at = gallop(large, pos, v);
+        copy(out, &large[pos..at]);
+        if large.get(at).is_some_and(|x| x.get() == v) {
+            if KEEP_BOTH {
+                out.push(v);
+            }
+            pos = at + 1;
+        } else {
+            if KEEP_SMALL {
+                out.push(v);
+            }
+            pos = at;
+        }
+    }
+    copy(out, &large[pos..]);
 }
 
 /// Merge of two sorted arrays keeping values only in `a` (`A`), in both (`BOTH`) and only
