@@ -720,14 +720,27 @@ impl RunList for &[(u16, u16)] {
 /// `a ∪ b`: runs taken in order of start, merged where they overlap or touch.
 #[inline(always)]
 fn merge_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
+    // Branchy, as `and_runs` (and for the same reason).
     let (mut i, mut j) = (0, 0);
-    while i < a.n() && j < b.n() {
-        let (x, y) = (a.at(i), b.at(j));
-        let take_a = x.0 <= y.0;
-        let (st, en) = if take_a { x } else { y };
-        push_run(out, st, en);
-        i += usize::from(take_a);
-        j += usize::from(!take_a);
+    if a.n() > 0 && b.n() > 0 {
+        let (mut x, mut y) = (a.at(0), b.at(0));
+        loop {
+            if x.0 <= y.0 {
+                push_run(out, x.0, x.1);
+                i += 1;
+                if i == a.n() {
+                    break;
+                }
+                x = a.at(i);
+            } else {
+                push_run(out, y.0, y.1);
+                j += 1;
+                if j == b.n() {
+                    break;
+                }
+                y = b.at(j);
+            }
+        }
     }
     for k in i..a.n() {
         let (st, en) = a.at(k);
@@ -742,15 +755,34 @@ fn merge_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, 
 /// `a ∩ b`: the overlap of each pair of runs that meet.
 #[inline(always)]
 fn and_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
+    // Branches on which run ends first, rather than cursors advanced by comparisons: the
+    // branch-free form makes each step wait for the previous step's loads, and is slower
+    // (the advances often repeat on one side, which predicts well).
+    if a.n() == 0 || b.n() == 0 {
+        return;
+    }
     let (mut i, mut j) = (0, 0);
-    while i < a.n() && j < b.n() {
-        let ((s1, e1), (s2, e2)) = (a.at(i), b.at(j));
+    let ((mut s1, mut e1), (mut s2, mut e2)) = (a.at(0), b.at(0));
+    loop {
         let (st, en) = (s1.max(s2), e1.min(e2));
         if st <= en {
             push_run(out, st, en);
         }
-        i += usize::from(e1 <= e2);
-        j += usize::from(e2 <= e1);
+        let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
+        if adv_a {
+            i += 1;
+            if i == a.n() {
+                return;
+            }
+            (s1, e1) = a.at(i);
+        }
+        if adv_b {
+            j += 1;
+            if j == b.n() {
+                return;
+            }
+            (s2, e2) = b.at(j);
+        }
     }
 }
 
