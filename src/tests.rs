@@ -476,3 +476,67 @@ fn bitset_extraction_matches_the_values() {
         assert_eq!(&out[1..], &values[..], "values of {} values", lows.len());
     }
 }
+
+/// Many small run-heavy sets (runs nested in, overlapping, touching and equal to each
+/// other's, at both ends of the range): every operation on every pair of kinds gives the
+/// bytes of the word-wise bitset path.
+#[test]
+fn run_kernels_match_the_bitset_path() {
+    use crate::algebra::{kernels, scratch::Scratch, Op};
+    use crate::container::Container;
+    use crate::write::encode::Encoder;
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    let sets: Vec<Vec<u16>> = (0..60)
+        .map(|_| {
+            let mut v = Vec::new();
+            let base = if next(2) == 0 { 0u32 } else { 65_536 - 160 };
+            let mut at = u32::try_from(next(6)).unwrap();
+            while at < 160 {
+                let len = u32::try_from(next(9)).unwrap() + 1;
+                v.extend((base + at..(base + at + len).min(base + 160)).map(|x| x as u16));
+                at += len + u32::try_from(next(5)).unwrap(); // gaps of 0 make touching runs
+            }
+            v.dedup();
+            v
+        })
+        .collect();
+    let encoded: Vec<_> = sets.iter().map(|s| kinds_of(s)).collect();
+    let mut s = Scratch::new();
+    let (mut e1, mut e2) = (Encoder::new(), Encoder::new());
+    for a in &encoded {
+        for b in &encoded {
+            let ca = [Container::Array(&a.0), Container::Run(&a.2)];
+            let cb = [Container::Array(&b.0), Container::Run(&b.2)];
+            let (ba, bb) = (
+                Container::Bitset(a.1[..].try_into().unwrap()),
+                Container::Bitset(b.1[..].try_into().unwrap()),
+            );
+            for op in [Op::And, Op::Or, Op::AndNot, Op::Xor] {
+                e2.reset();
+                kernels::binary(op, ba, bb, &mut s);
+                s.emit(3, &mut e2);
+                for &x in &ca {
+                    for &y in &cb {
+                        e1.reset();
+                        kernels::binary(op, x, y, &mut s);
+                        s.emit(3, &mut e1);
+                        assert_eq!(
+                            e1.payload,
+                            e2.payload,
+                            "{op:?} {:?} {:?}",
+                            x.kind(),
+                            y.kind()
+                        );
+                        assert_eq!(e1.metas.len(), e2.metas.len());
+                    }
+                }
+            }
+        }
+    }
+}

@@ -671,17 +671,6 @@ fn filter_by_runs<const IN: bool>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::
 trait RunList: Copy {
     fn n(self) -> usize;
     fn at(self, i: usize) -> (u16, u16);
-    /// Boundary `t` of the runs as toggle points: start of run `t / 2` for even `t`, one
-    /// past its end for odd `t` (as `u32`: one past 65535 is 65536).
-    #[inline(always)]
-    fn toggle(self, t: usize) -> u32 {
-        let (st, en) = self.at(t / 2);
-        if t & 1 == 0 {
-            u32::from(st)
-        } else {
-            u32::from(en) + 1
-        }
-    }
 }
 
 impl RunList for &[U16] {
@@ -814,39 +803,66 @@ fn andnot_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16,
     }
 }
 
-/// `a ⊕ b`: the runs' boundaries as toggle points, merged; a point in both lists cancels
-/// (so touching pieces join), and the remaining points pair up as the result's runs.
+/// `a ⊕ b`: the runs of both, taken in order of start (one branch per run), each combined
+/// with the last run of the result (as CRoaring's `run_container_smart_append_exclusive`):
+/// every earlier run of the result ends before it, so only the last one can overlap or
+/// touch it.
 #[inline(always)]
 fn xor_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
-    let (na, nb) = (2 * a.n(), 2 * b.n());
     let (mut i, mut j) = (0, 0);
-    let mut open: Option<u32> = None;
-    let mut toggle = |p: u32, out: &mut alloc::vec::Vec<(u16, u16)>| match open.take() {
-        None => open = Some(p),
-        // `p > st` for valid runs; a corrupt payload (unordered runs) gives no piece.
-        Some(st) => {
-            if p > st {
-                push_run(out, st as u16, (p - 1) as u16);
+    if a.n() > 0 && b.n() > 0 {
+        let (mut x, mut y) = (a.at(0), b.at(0));
+        loop {
+            if x.0 <= y.0 {
+                append_exclusive(out, x);
+                i += 1;
+                if i == a.n() {
+                    break;
+                }
+                x = a.at(i);
+            } else {
+                append_exclusive(out, y);
+                j += 1;
+                if j == b.n() {
+                    break;
+                }
+                y = b.at(j);
             }
         }
+    }
+    for k in i..a.n() {
+        append_exclusive(out, a.at(k));
+    }
+    for k in j..b.n() {
+        append_exclusive(out, b.at(k));
+    }
+}
+
+/// Replaces the last run `l` of `out` by `l ⊕ r`, for a run `r` starting at or after `l`
+/// (and after every earlier run): appended if apart, joined if touching; if they overlap,
+/// the part of `l` before `r` and the part of the longer one after the shorter remain.
+/// A corrupt payload (runs out of order) gives wrong runs, never a panic.
+#[inline(always)]
+fn append_exclusive(out: &mut alloc::vec::Vec<(u16, u16)>, (s, e): (u16, u16)) {
+    let Some(&(ls, le)) = out.last() else {
+        out.push((s, e));
+        return;
     };
-    while i < na && j < nb {
-        let (x, y) = (a.toggle(i), b.toggle(j));
-        if x == y {
-            i += 1;
-            j += 1;
-        } else if x < y {
-            toggle(x, out);
-            i += 1;
-        } else {
-            toggle(y, out);
-            j += 1;
+    if u32::from(s) > u32::from(le) + 1 {
+        out.push((s, e));
+    } else if u32::from(s) == u32::from(le) + 1 {
+        if let Some(last) = out.last_mut() {
+            last.1 = e;
         }
-    }
-    for t in i..na {
-        toggle(a.toggle(t), out);
-    }
-    for t in j..nb {
-        toggle(b.toggle(t), out);
+    } else {
+        out.pop();
+        if ls < s {
+            out.push((ls, s - 1));
+        }
+        if le < e {
+            out.push((le + 1, e));
+        } else if e < le {
+            out.push((e + 1, le));
+        }
     }
 }
