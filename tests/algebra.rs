@@ -165,6 +165,49 @@ proptest! {
     }
 }
 
+/// Many-way unions of many inputs whose keys are spread out (next key found through a
+/// heap) or shared (found by scanning the inputs), with few values per key (sorted
+/// together) or many (accumulated in a bitset): byte-identical to writing the model.
+#[test]
+fn many_way_union_key_selection_and_small_keys() {
+    let mut w = Writer::new();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    for (spread, per_key) in [(4000u64, 3u64), (4000, 400), (3, 3), (3, 400), (60, 40)] {
+        let sets: Vec<BTreeSet<u32>> = (0..40)
+            .map(|_| {
+                (0..next(6) + 1)
+                    .flat_map(|_| {
+                        let key = next(spread) as u32;
+                        let n = next(per_key) + 1;
+                        (0..n)
+                            .map(|_| (key << 16) | next(65_536) as u32)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect()
+            })
+            .collect();
+        let bytes: Vec<Vec<u8>> = sets.iter().map(encode).collect();
+        let views: Vec<FrozenBitmap> = bytes
+            .iter()
+            .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+            .collect();
+        let union: BTreeSet<u32> = sets.iter().flatten().copied().collect();
+        let mut out = Vec::new();
+        let r = w.union_many_into(&views, &mut out).unwrap();
+        assert!(
+            out[r] == encode(&union)[..],
+            "spread {spread}, {per_key} per key"
+        );
+        assert_eq!(w.union_many_len(&views), union.len() as u64);
+    }
+}
+
 #[test]
 fn every_pair_of_container_kinds() {
     // One container per kind and edge shape, all under key 3, against each other.

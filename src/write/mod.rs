@@ -55,6 +55,8 @@ pub struct Writer {
     cursors: Vec<usize>,
     /// Inputs holding the current key in a many-way union.
     hits: Vec<usize>,
+    /// `(next key, input)` of each input of a many-way union with sparse keys, as a heap.
+    heap: Vec<core::cmp::Reverse<(u16, u32)>>,
     /// Whether the last frozen bitmap written had a bitset container.
     last_bitset: bool,
 }
@@ -259,6 +261,7 @@ impl Writer {
             views: Vec::new(),
             cursors: Vec::new(),
             hits: Vec::new(),
+            heap: Vec::new(),
             last_bitset: false,
         }
     }

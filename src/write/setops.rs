@@ -10,7 +10,7 @@ use super::Writer;
 use crate::algebra::kernels;
 use crate::algebra::scratch::Scratch;
 use crate::algebra::Op;
-use crate::container::count;
+use crate::container::{count, Container};
 use crate::error::Error;
 use crate::format::{payload_start, BITSET_ALIGN};
 use crate::view::{Directory, FrozenBitmap};
@@ -339,35 +339,74 @@ impl Writer {
             }
             return total;
         }
+        // The next key is the smallest among the inputs' next keys: found by scanning all
+        // inputs when keys are shared widely (few keys, each in many inputs), through a
+        // heap when they are spread out (then a scan per key would read every input for
+        // each of many keys).
+        let containers: usize = views.iter().map(|v| v.dir.n()).sum();
+        let (lo, hi) = views
+            .iter()
+            .filter(|v| v.dir.n() > 0)
+            .fold((u16::MAX, 0u16), |(lo, hi), v| {
+                (lo.min(v.dir.key(0)), hi.max(v.dir.key(v.dir.n() - 1)))
+            });
+        let span = usize::from(hi.saturating_sub(lo)) + 1;
+        let log = usize::BITS - views.len().leading_zeros();
+        let use_heap = span * views.len() > 2 * containers * log as usize;
+        let mut heap = alloc::collections::BinaryHeap::from(core::mem::take(&mut self.heap));
+        if use_heap {
+            heap.extend(
+                views
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.dir.n() > 0)
+                    .map(|(k, v)| core::cmp::Reverse((v.dir.key(0), k as u32))),
+            );
+        }
         loop {
-            let mut min: Option<u16> = None;
             hits.clear();
-            for (k, v) in views.iter().enumerate() {
-                let c = cursors[k];
-                if c >= v.dir.n() {
-                    continue;
+            let min = if use_heap {
+                let Some(core::cmp::Reverse((key, k))) = heap.pop() else {
+                    break;
+                };
+                hits.push(k as usize);
+                while let Some(&core::cmp::Reverse((next, k))) = heap.peek() {
+                    if next != key {
+                        break;
+                    }
+                    heap.pop();
+                    hits.push(k as usize);
                 }
-                let key = v.dir.key(c);
-                if min.is_none_or(|m| key < m) {
-                    min = Some(key);
-                    hits.clear();
+                key
+            } else {
+                let mut min: Option<u16> = None;
+                for (k, v) in views.iter().enumerate() {
+                    let c = cursors[k];
+                    if c >= v.dir.n() {
+                        continue;
+                    }
+                    let key = v.dir.key(c);
+                    if min.is_none_or(|m| key < m) {
+                        min = Some(key);
+                        hits.clear();
+                    }
+                    if min == Some(key) {
+                        hits.push(k);
+                    }
                 }
-                if min == Some(key) {
-                    hits.push(k);
-                }
-            }
-            let Some(key) = min else {
-                break;
+                let Some(key) = min else {
+                    break;
+                };
+                key
             };
+            let key = min;
             let container = |k: usize| views[k].dir.container(cursors[k]);
             match hits.len() {
                 1 if !emit => total += u64::from(views[hits[0]].dir.card(cursors[hits[0]])),
                 1 => {
                     kernels::pass_through(container(hits[0]), key, enc, s);
                     total += u64::from(views[hits[0]].dir.card(cursors[hits[0]]));
-                    for &k in hits.iter() {
-                        cursors[k] += 1;
-                    }
+                    advance(hits, cursors, views, &mut heap, use_heap);
                     continue;
                 }
                 2 if !emit => {
@@ -389,8 +428,35 @@ impl Writer {
                             kernels::pass_through(container(k), key, enc, s);
                         }
                         total += 1 << 16;
+                        advance(hits, cursors, views, &mut heap, use_heap);
+                        continue;
+                    }
+                    // A few values, all in arrays: sorted together (the bitset path would
+                    // clear, count and scan 8 KiB for them).
+                    let values: u64 = hits
+                        .iter()
+                        .map(|&k| u64::from(views[k].dir.card(cursors[k])))
+                        .sum();
+                    if values <= SMALL_UNION
+                        && hits
+                            .iter()
+                            .all(|&k| matches!(container(k), Container::Array(_)))
+                    {
+                        s.lows.clear();
                         for &k in hits.iter() {
-                            cursors[k] += 1;
+                            if let Container::Array(a) = container(k) {
+                                s.lows.extend(a.iter().map(|v| v.get()));
+                            }
+                        }
+                        s.lows.sort_unstable();
+                        s.lows.dedup();
+                        s.set_lows();
+                        advance(hits, cursors, views, &mut heap, use_heap);
+                        total += u64::from(s.len());
+                        if emit {
+                            s.emit(key, enc);
+                        } else {
+                            s.clear();
                         }
                         continue;
                     }
@@ -405,9 +471,7 @@ impl Writer {
                     kernels::finish_bits(s);
                 }
             }
-            for &k in hits.iter() {
-                cursors[k] += 1;
-            }
+            advance(hits, cursors, views, &mut heap, use_heap);
             if emit {
                 total += u64::from(s.len());
                 s.emit(key, enc);
@@ -416,7 +480,32 @@ impl Writer {
                 s.clear();
             }
         }
+        let mut heap = heap.into_vec();
+        heap.clear();
+        self.heap = heap;
         total
+    }
+}
+
+/// Up to this many values in the array containers of one key, a many-way union sorts them
+/// instead of accumulating a bitset.
+const SMALL_UNION: u64 = 128;
+
+/// Moves the inputs that held the current key to their next container; with the heap, puts
+/// their next keys in it.
+fn advance(
+    hits: &[usize],
+    cursors: &mut [usize],
+    views: &[FrozenBitmap<'_>],
+    heap: &mut alloc::collections::BinaryHeap<core::cmp::Reverse<(u16, u32)>>,
+    use_heap: bool,
+) {
+    for &k in hits {
+        cursors[k] += 1;
+        let d = &views[k].dir;
+        if use_heap && cursors[k] < d.n() {
+            heap.push(core::cmp::Reverse((d.key(cursors[k]), k as u32)));
+        }
     }
 }
 
