@@ -162,18 +162,22 @@ fn output_paths_agree() {
     assert_eq!(&again[r2], &slice[..]);
 }
 
+/// A xorshift generator from a seed: each call gives a number below its argument.
+fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    move |m| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    }
+}
+
 /// Sorted, deduplicated `u16` values from a seed, with a density that varies per seed.
 fn random_lows(seed: u64, len: usize) -> Vec<u16> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = xorshift(seed);
     let modulus = 1 + (seed % 7 + 1) * len as u64;
-    let mut v: Vec<u16> = (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % modulus.min(65536)) as u16
-        })
-        .collect();
+    let mut v: Vec<u16> = (0..len).map(|_| next(modulus.min(65536)) as u16).collect();
     v.sort_unstable();
     v.dedup();
     v
@@ -485,13 +489,7 @@ fn run_kernels_match_the_bitset_path() {
     use crate::algebra::{kernels, scratch::Scratch, Op};
     use crate::container::Container;
     use crate::write::encode::Encoder;
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     let sets: Vec<Vec<u16>> = (0..60)
         .map(|_| {
             let mut v = Vec::new();

@@ -173,6 +173,7 @@ fn many_way_union_key_selection_and_small_keys() {
     let mut w = Writer::new();
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move |m: u64| {
+        // xorshift
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
