@@ -806,22 +806,23 @@ fn andnot_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16,
 /// `a ⊕ b`: the runs of both, taken in order of start (one branch per run), each combined
 /// with the last run of the result (as CRoaring's `run_container_smart_append_exclusive`):
 /// every earlier run of the result ends before it, so only the last one can overlap or
-/// touch it.
+/// touch it. The last run is kept in registers and written out once final.
 #[inline(always)]
 fn xor_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
+    let mut acc = XorAcc { last: None };
     let (mut i, mut j) = (0, 0);
     if a.n() > 0 && b.n() > 0 {
         let (mut x, mut y) = (a.at(0), b.at(0));
         loop {
             if x.0 <= y.0 {
-                append_exclusive(out, x);
+                acc.add(out, x);
                 i += 1;
                 if i == a.n() {
                     break;
                 }
                 x = a.at(i);
             } else {
-                append_exclusive(out, y);
+                acc.add(out, y);
                 j += 1;
                 if j == b.n() {
                     break;
@@ -831,38 +832,49 @@ fn xor_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u1
         }
     }
     for k in i..a.n() {
-        append_exclusive(out, a.at(k));
+        acc.add(out, a.at(k));
     }
     for k in j..b.n() {
-        append_exclusive(out, b.at(k));
+        acc.add(out, b.at(k));
+    }
+    if let Some(last) = acc.last {
+        out.push(last);
     }
 }
 
-/// Replaces the last run `l` of `out` by `l ⊕ r`, for a run `r` starting at or after `l`
-/// (and after every earlier run): appended if apart, joined if touching; if they overlap,
-/// the part of `l` before `r` and the part of the longer one after the shorter remain.
-/// A corrupt payload (runs out of order) gives wrong runs, never a panic.
-#[inline(always)]
-fn append_exclusive(out: &mut alloc::vec::Vec<(u16, u16)>, (s, e): (u16, u16)) {
-    let Some(&(ls, le)) = out.last() else {
-        out.push((s, e));
-        return;
-    };
-    if u32::from(s) > u32::from(le) + 1 {
-        out.push((s, e));
-    } else if u32::from(s) == u32::from(le) + 1 {
-        if let Some(last) = out.last_mut() {
-            last.1 = e;
-        }
-    } else {
-        out.pop();
-        if ls < s {
-            out.push((ls, s - 1));
-        }
-        if le < e {
-            out.push((le + 1, e));
-        } else if e < le {
-            out.push((e + 1, le));
+/// The last run of a symmetric difference under construction (see [`xor_runs`]).
+struct XorAcc {
+    last: Option<(u16, u16)>,
+}
+
+impl XorAcc {
+    /// Replaces the last run `l` by `l ⊕ r`, for a run `r` starting at or after `l` (and
+    /// after every earlier run): `l` is final and written out if they are apart, they join
+    /// if touching; if they overlap, the part of `l` before `r` is final and the part of
+    /// the longer one after the shorter becomes the last run. A corrupt payload (runs out
+    /// of order) gives wrong runs, never a panic.
+    #[inline(always)]
+    fn add(&mut self, out: &mut alloc::vec::Vec<(u16, u16)>, (s, e): (u16, u16)) {
+        let Some((ls, le)) = self.last else {
+            self.last = Some((s, e));
+            return;
+        };
+        if u32::from(s) > u32::from(le) + 1 {
+            out.push((ls, le));
+            self.last = Some((s, e));
+        } else if u32::from(s) == u32::from(le) + 1 {
+            self.last = Some((ls, e));
+        } else {
+            if ls < s {
+                out.push((ls, s - 1));
+            }
+            self.last = if le < e {
+                Some((le + 1, e))
+            } else if e < le {
+                Some((e + 1, le))
+            } else {
+                None
+            };
         }
     }
 }
