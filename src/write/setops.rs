@@ -28,6 +28,10 @@ impl Writer {
     /// holds it. Containers are combined straight from the bytes by kernels for every pair
     /// of kinds; the result's containers are canonical, so the bytes equal those of
     /// `write_sorted` over the result's values. No allocation per call in steady state.
+    /// When `out`'s length is a multiple of 64 (an empty or cleared buffer), the union,
+    /// difference and symmetric difference are laid out in place in `out`, with no copy
+    /// at the end; otherwise, and for intersections (small results), the result is
+    /// encoded in the writer's scratch and copied once.
     ///
     /// # Errors
     ///
