@@ -30,6 +30,23 @@ fn model(a: &BTreeSet<u32>, b: &BTreeSet<u32>) -> [BTreeSet<u32>; 4] {
     ]
 }
 
+/// Operation `k` (∩ ∪ − ⊕) into `out`.
+fn op_into(
+    w: &mut Writer,
+    k: usize,
+    va: &FrozenBitmap<'_>,
+    vb: &FrozenBitmap<'_>,
+    out: &mut Vec<u8>,
+) -> std::ops::Range<usize> {
+    match k {
+        0 => w.intersection_into(va, vb, out),
+        1 => w.union_into(va, vb, out),
+        2 => w.difference_into(va, vb, out),
+        _ => w.symmetric_difference_into(va, vb, out),
+    }
+    .unwrap()
+}
+
 /// Every form of every operation on `a`, `b` gives the bytes of writing the model result.
 fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b: &BTreeSet<u32>) {
     let mut w = Writer::new();
@@ -37,13 +54,7 @@ fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b:
     let mut out = vec![1u8; 5]; // results are appended after existing bytes
     for (k, exp) in expected.iter().enumerate() {
         out.truncate(5);
-        let r = match k {
-            0 => w.intersection_into(va, vb, &mut out),
-            1 => w.union_into(va, vb, &mut out),
-            2 => w.difference_into(va, vb, &mut out),
-            _ => w.symmetric_difference_into(va, vb, &mut out),
-        }
-        .unwrap();
+        let r = op_into(&mut w, k, va, vb, &mut out);
         let want = encode(exp);
         assert!(
             out[r.clone()] == want[..],
@@ -57,13 +68,7 @@ fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b:
         let mut want_crc = Vec::new();
         wc.write_sorted(exp.iter().copied(), &mut want_crc).unwrap();
         let mut placed = vec![7u8; 64];
-        let r = match k {
-            0 => wc.intersection_into(va, vb, &mut placed),
-            1 => wc.union_into(va, vb, &mut placed),
-            2 => wc.difference_into(va, vb, &mut placed),
-            _ => wc.symmetric_difference_into(va, vb, &mut placed),
-        }
-        .unwrap();
+        let r = op_into(&mut wc, k, va, vb, &mut placed);
         assert_eq!(r, 64..placed.len());
         assert!(placed[..64].iter().all(|&x| x == 7));
         assert!(
