@@ -386,16 +386,15 @@ pub(crate) fn bitset_runs_into<T: Copy>(
         carry = w >> 63;
         t
     };
-    // With a boundary every few words or more, the test for a word without one would
-    // mispredict often: every word is then processed without it.
-    let k = if cap >= BITSET_WORDS / 4 {
-        flatten::<true>(boundaries, dst)
+    // Fewer boundaries than words: run by run, skipping empty and full words (the skips
+    // are long and predictable). More: flattened without testing each word for a
+    // boundary (the test would mispredict often).
+    let mut k = if cap < BITSET_WORDS {
+        runs_by_scan(words, &get, dst)
     } else {
-        flatten::<false>(boundaries, dst)
+        flatten::<true>(boundaries, dst)
     };
-    let carry = get(words[BITSET_WORDS - 1]) >> 63;
-    let mut k = k;
-    if carry == 1 {
+    if cap >= BITSET_WORDS && get(words[BITSET_WORDS - 1]) >> 63 == 1 {
         if let Some(slot) = dst.get_mut(k) {
             slot.set(0); // boundary 65536
             k += 1;
@@ -407,6 +406,52 @@ pub(crate) fn bitset_runs_into<T: Copy>(
         pair[1].set(pair[1].get().wrapping_sub(s).wrapping_sub(1));
     }
     out.truncate(start + 2 * k);
+}
+
+/// The run boundaries of a bitset, run by run: the start of each run, then one past its
+/// end (65536, wrapping to 0, for a run reaching the last bit), found by skipping clear
+/// words and then full words. Returns how many were written into `dst` (stops early, with
+/// wrong runs, if `dst` is too short: a wrong run count from the caller).
+#[inline(always)]
+fn runs_by_scan<T: Copy>(
+    words: &[T; BITSET_WORDS],
+    get: &impl Fn(T) -> u64,
+    dst: &mut [cast::U16],
+) -> usize {
+    let mut k = 0;
+    let mut i = 0usize;
+    let mut w = get(words[0]);
+    loop {
+        while w == 0 {
+            i += 1;
+            if i == BITSET_WORDS {
+                return k;
+            }
+            w = get(words[i]);
+        }
+        let start = i * 64 + w.trailing_zeros() as usize;
+        w |= w - 1; // set the bits below the run's start
+        while w == u64::MAX {
+            i += 1;
+            if i == BITSET_WORDS {
+                if let Some(pair) = dst.get_mut(k..k + 2) {
+                    pair[0].set(start as u16);
+                    pair[1].set(0); // boundary 65536
+                    k += 2;
+                }
+                return k;
+            }
+            w = get(words[i]);
+        }
+        let end = i * 64 + (!w).trailing_zeros() as usize; // one past the run
+        let Some(pair) = dst.get_mut(k..k + 2) else {
+            return k;
+        };
+        pair[0].set(start as u16);
+        pair[1].set(end as u16);
+        k += 2;
+        w &= w.wrapping_add(1); // clear the run
+    }
 }
 
 /// Writes the positions of the set bits of the words `word(0), word(1), ...,
