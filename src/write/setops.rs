@@ -369,7 +369,7 @@ impl Writer {
         }
         loop {
             hits.clear();
-            let min = if use_heap {
+            let key = if use_heap {
                 let Some(core::cmp::Reverse((key, k))) = heap.pop() else {
                     break;
                 };
@@ -403,7 +403,6 @@ impl Writer {
                 };
                 key
             };
-            let key = min;
             let container = |k: usize| views[k].dir.container(cursors[k]);
             match hits.len() {
                 1 if !emit => total += u64::from(views[hits[0]].dir.card(cursors[hits[0]])),
