@@ -80,17 +80,7 @@ fn gallop(small: &[U16], large: &[U16]) -> u64 {
     let mut base = 0usize;
     for v in small {
         let v = v.get();
-        let rest = &large[base..];
-        // Find a window [lo, hi) with rest[lo-1] < v <= rest[hi] (if any).
-        let mut step = 1usize;
-        let mut lo = 0usize;
-        while lo + step < rest.len() && rest[lo + step].get() < v {
-            lo += step;
-            step *= 2;
-        }
-        let hi = (lo + step + 1).min(rest.len());
-        let pos = lo + rest[lo..hi].partition_point(|x| x.get() < v);
-        base += pos;
+        base = gallop_by(large.len(), base, |k| large[k].get() < v);
         if base >= large.len() {
             break;
         }

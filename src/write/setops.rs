@@ -454,32 +454,24 @@ impl Writer {
                         s.lows.sort_unstable();
                         s.lows.dedup();
                         s.set_lows();
-                        advance(hits, cursors, views, &mut heap, use_heap);
-                        total += u64::from(s.len());
-                        if emit {
-                            s.emit(key, enc);
-                        } else {
-                            s.clear();
+                    } else {
+                        s.zero_bits();
+                        for (n, &k) in hits.iter().enumerate() {
+                            kernels::or_into_bits(container(k), s);
+                            // Once the accumulated bits are all set, the rest cannot add any.
+                            if n % 8 == 7 && s.bits.iter().all(|&w| w == u64::MAX) {
+                                break;
+                            }
                         }
-                        continue;
+                        kernels::finish_bits(s);
                     }
-                    s.zero_bits();
-                    for (n, &k) in hits.iter().enumerate() {
-                        kernels::or_into_bits(container(k), s);
-                        // Once the accumulated bits are all set, the rest cannot add any.
-                        if n % 8 == 7 && s.bits.iter().all(|&w| w == u64::MAX) {
-                            break;
-                        }
-                    }
-                    kernels::finish_bits(s);
                 }
             }
             advance(hits, cursors, views, &mut heap, use_heap);
+            total += u64::from(s.len());
             if emit {
-                total += u64::from(s.len());
                 s.emit(key, enc);
             } else {
-                total += u64::from(s.len());
                 s.clear();
             }
         }
