@@ -769,6 +769,25 @@ fn bench_algebra(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
             black_box(ours());
         });
         g.bench_function(format!("{op}/frozen-roaring"), |b| b.iter(&mut ours));
+        // Without canonical kinds (`Writer::with_canonical(false)`): representations as
+        // the kernels compute them, as CRoaring's results are.
+        let mut wr = Writer::new().with_canonical(false);
+        g.bench_function(format!("{op}/frozen-roaring-relaxed"), |b| {
+            b.iter(|| {
+                let mut total = 0usize;
+                for pair in views.windows(2) {
+                    out.clear();
+                    let r = match k {
+                        0 => wr.intersection_into(&pair[0], &pair[1], &mut out),
+                        1 => wr.union_into(&pair[0], &pair[1], &mut out),
+                        2 => wr.difference_into(&pair[0], &pair[1], &mut out),
+                        _ => wr.symmetric_difference_into(&pair[0], &pair[1], &mut out),
+                    };
+                    total += r.unwrap().len();
+                }
+                total
+            })
+        });
         let mut cr = || {
             let mut total = 0u64;
             for pair in cr_views.windows(2) {
@@ -837,6 +856,13 @@ fn bench_algebra(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
         black_box(ours());
     });
     g.bench_function("union_all/frozen-roaring", |b| b.iter(&mut ours));
+    let mut wr = Writer::new().with_canonical(false);
+    g.bench_function("union_all/frozen-roaring-relaxed", |b| {
+        b.iter(|| {
+            out.clear();
+            wr.union_many_into(&views, &mut out).unwrap().len()
+        })
+    });
     let refs: Vec<&Bitmap> = cr_views.iter().map(|v| &**v).collect();
     let mut cr = || Bitmap::fast_or(&refs).cardinality();
     record_allocs(&group_name, "union_all/croaring", 1, || {

@@ -128,6 +128,17 @@ def main():
         for g in agroups:
             m = lambda b: median(g + ".algebra", b)
             print("| " + g + " | " + " | ".join(ratio(m(peer), m(us_)) for _, peer, us_ in cols) + " |")
+        rcols = [(f"{op} vs croaring", f"{op}/croaring", f"{op}/frozen-roaring-relaxed")
+                 for op in ("and", "or", "andnot", "xor")]
+        rcols += [("union of all vs croaring fast_or", "union_all/croaring", "union_all/frozen-roaring-relaxed")]
+        if any(median(g + ".algebra", "or/frozen-roaring-relaxed") is not None for g in agroups):
+            print("\nThe same without canonical kinds (`Writer::with_canonical(false)`: results keep the")
+            print("kernels' representation, as CRoaring's do; no run counting or conversion), CRoaring ÷ ours:\n")
+            print("| dataset | " + " | ".join(c[0] for c in rcols) + " |")
+            print("| --- |" + " ---: |" * len(rcols))
+            for g in agroups:
+                m = lambda b: median(g + ".algebra", b)
+                print("| " + g + " | " + " | ".join(ratio(m(peer), m(us_)) for _, peer, us_ in rcols) + " |")
         print("\nAllocations per pair: " + "; ".join(
             f"{g}: ours {allocs.get((g + '.algebra', 'and/frozen-roaring'), float('nan')):g}, croaring {allocs.get((g + '.algebra', 'and/croaring'), float('nan')):g}"
             for g in agroups[:1]) + " (and; the other operations alike, see allocations.tsv).")

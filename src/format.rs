@@ -79,6 +79,19 @@ pub(crate) fn payload_len(kind: ContainerKind, card: u32, n_runs: u32) -> usize 
     }
 }
 
+/// The kind of a container of `card` values when runs are not looked for: an array up to
+/// 4096 values, else a bitset (results of set operations written without canonical kinds,
+/// see `Writer::with_canonical`).
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn plain_kind(card: u32) -> ContainerKind {
+    if card <= ARRAY_MAX {
+        ContainerKind::Array
+    } else {
+        ContainerKind::Bitset
+    }
+}
+
 /// The canonical kind for a container of `card` values forming `n_runs` maximal runs: a run
 /// container iff strictly smaller than the non-run choice (array `2c` bytes if `c <= 4096`,
 /// else bitset `8192`; run `2 + 4r`). These are the choices of CRoaring's `run_optimize`,

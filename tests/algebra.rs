@@ -89,6 +89,17 @@ fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b:
             _ => va.symmetric_difference(vb),
         };
         assert_eq!(method, buf);
+        // Without canonical kinds: the same values, strictly valid, appended or in place.
+        let mut wr = Writer::new().with_canonical(false);
+        for fill in [5, 64] {
+            let mut relaxed = vec![3u8; fill];
+            let r = op_into(&mut wr, k, va, vb, &mut relaxed);
+            let v = FrozenBitmap::from_bytes_strict(&relaxed[r]).unwrap();
+            assert!(
+                v.iter().eq(exp.iter().copied()),
+                "operation {k} without canonical kinds"
+            );
+        }
     }
     // The counting forms agree with the materialized results.
     assert_eq!(va.intersection_len(vb), expected[0].len() as u64);
@@ -211,7 +222,53 @@ fn many_way_union_key_selection_and_small_keys() {
             "spread {spread}, {per_key} per key"
         );
         assert_eq!(w.union_many_len(&views), union.len() as u64);
+        let mut relaxed = Writer::new().with_canonical(false);
+        let r = relaxed.union_many_into(&views, &mut out).unwrap();
+        let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(v.iter().eq(union.iter().copied()));
     }
+}
+
+#[test]
+fn results_without_canonical_kinds_keep_the_kernels_representation() {
+    // Two bitsets whose union is two long runs: canonically one run container, without
+    // canonical kinds the bitset the kernel computed.
+    let a: BTreeSet<u32> = (0..30_000).filter(|v| v % 2 == 0).collect();
+    let b: BTreeSet<u32> = (0..30_000)
+        .filter(|v| v % 2 == 1)
+        .chain(40_000..50_000)
+        .collect();
+    let (ea, eb) = (encode(&a), encode(&b));
+    let (va, vb) = (
+        FrozenBitmap::from_bytes(&ea).unwrap(),
+        FrozenBitmap::from_bytes(&eb).unwrap(),
+    );
+    assert_eq!(va.statistics().bitset_containers, 1);
+    let union: BTreeSet<u32> = a.union(&b).copied().collect();
+    let (mut canonical, mut relaxed) = (Vec::new(), Vec::new());
+    let r = Writer::new().union_into(&va, &vb, &mut canonical).unwrap();
+    let c = FrozenBitmap::from_bytes_strict(&canonical[r]).unwrap();
+    assert_eq!(c.statistics().run_containers, 1);
+    let mut w = Writer::new().with_canonical(false);
+    assert!(!w.canonical() && Writer::new().canonical());
+    let r = w.union_into(&va, &vb, &mut relaxed).unwrap();
+    let v = FrozenBitmap::from_bytes_strict(&relaxed[r]).unwrap();
+    assert_eq!(v.statistics().bitset_containers, 1);
+    assert!(v.iter().eq(union.iter().copied()));
+    assert!(c.iter().eq(v.iter()));
+    // A union of many keeps bitsets too; values of at most 4096 stay values.
+    let small: BTreeSet<u32> = (0..4096).map(|v| v * 2).collect();
+    let es = encode(&small);
+    let vs = FrozenBitmap::from_bytes(&es).unwrap();
+    let r = w.union_many_into([va, vb, vs], &mut relaxed).unwrap();
+    let m = FrozenBitmap::from_bytes_strict(&relaxed[r]).unwrap();
+    let all: BTreeSet<u32> = union.union(&small).copied().collect();
+    assert!(m.iter().eq(all.iter().copied()));
+    assert_eq!(m.statistics().bitset_containers, 1);
+    let r = w.intersection_into(&vs, &va, &mut relaxed).unwrap();
+    let i = FrozenBitmap::from_bytes_strict(&relaxed[r]).unwrap();
+    assert_eq!(i.statistics().array_containers, 1);
+    assert_eq!(i.len(), 4096);
 }
 
 #[test]

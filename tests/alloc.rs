@@ -312,4 +312,13 @@ fn set_operations_allocate_nothing_in_steady_state() {
     let (total, n) = allocations(|| run(&mut writer, &mut out));
     assert!(total > 0);
     assert_eq!(n, 0, "allocations in the set operations");
+    // The same without canonical kinds.
+    let mut writer = Writer::new().with_canonical(false);
+    run(&mut writer, &mut out);
+    let (total, n) = allocations(|| run(&mut writer, &mut out));
+    assert!(total > 0);
+    assert_eq!(
+        n, 0,
+        "allocations in the set operations without canonical kinds"
+    );
 }

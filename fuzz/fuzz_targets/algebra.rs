@@ -1,6 +1,7 @@
 //! Two arbitrary sets (values, ranges and dense patterns, so that every container kind
 //! appears) → every set operation, pairwise and many-way, in both input formats → equal to
-//! the `BTreeSet` model and byte-identical to writing the model's result.
+//! the `BTreeSet` model and byte-identical to writing the model's result (or, without
+//! canonical kinds, strictly valid with the model's values).
 #![no_main]
 
 use std::collections::BTreeSet;
@@ -41,6 +42,7 @@ fuzz_target!(|data: &[u8]| {
     Writer::new().write_portable_sorted(b.iter().copied(), &mut pb).unwrap();
     let va = FrozenBitmap::from_bytes(&fa).unwrap();
     let mut w = Writer::new();
+    let mut relaxed = Writer::new().with_canonical(false);
     let expected: [BTreeSet<u32>; 4] = [
         a.intersection(&b).copied().collect(),
         a.union(&b).copied().collect(),
@@ -60,6 +62,17 @@ fuzz_target!(|data: &[u8]| {
             }
             .unwrap();
             assert_eq!(out[r], frozen(exp)[..], "operation {k}");
+            // Without canonical kinds: strictly valid, the same values.
+            out.clear();
+            let r = match k {
+                0 => relaxed.intersection_into(&va, &vb, &mut out),
+                1 => relaxed.union_into(&va, &vb, &mut out),
+                2 => relaxed.difference_into(&va, &vb, &mut out),
+                _ => relaxed.symmetric_difference_into(&va, &vb, &mut out),
+            }
+            .unwrap();
+            let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+            assert!(v.iter().eq(exp.iter().copied()), "operation {k}, relaxed");
         }
         assert_eq!(va.intersection_len(&vb), expected[0].len() as u64);
         assert_eq!(va.union_len(&vb), expected[1].len() as u64);
@@ -69,6 +82,10 @@ fuzz_target!(|data: &[u8]| {
         out.clear();
         let r = w.union_many_into(&views, &mut out).unwrap();
         assert_eq!(out[r], frozen(&expected[1])[..]);
+        out.clear();
+        let r = relaxed.union_many_into(&views, &mut out).unwrap();
+        let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(v.iter().eq(expected[1].iter().copied()));
         out.clear();
         let r = w.intersection_many_into(&views, &mut out).unwrap();
         assert_eq!(out[r], frozen(&expected[0])[..]);

@@ -53,8 +53,15 @@ crate::simd::dispatch! {
 
 #[inline(always)]
 fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scratch) {
-    use crate::format::canonical_kind;
+    use crate::format::{canonical_kind, plain_kind};
     let (kind, card, runs) = match c {
+        // Without canonical kinds, values and bitsets are copied as they are (a bitset of
+        // at most 4096 values, possible only in a corrupt or foreign input, becomes values).
+        Container::Array(a) if !s.canonical => (plain_kind(a.len() as u32), a.len() as u32, 0),
+        Container::Bitset(b) if !s.canonical => {
+            let card = crate::write::encode::bitset_card(b, |w| w.get());
+            (plain_kind(card), card, 0)
+        }
         Container::Array(a) => {
             let runs = crate::write::encode::count_slice_runs(a, |v| v.get());
             (canonical_kind(a.len() as u32, runs), a.len() as u32, runs)
@@ -414,6 +421,15 @@ fn bit_u64(b: &[u64; BITSET_WORDS], v: u16) -> bool {
 /// from one word to the next and vectorizes).
 #[inline(always)]
 fn words_op(s: &mut Scratch, x: &BitsetLE, y: &BitsetLE, f: impl Fn(u64, u64) -> u64) {
+    if !s.canonical {
+        let mut card = 0;
+        for ((d, p), q) in s.bits.iter_mut().zip(x.iter()).zip(y.iter()) {
+            *d = f(p.get(), q.get());
+            card += d.count_ones();
+        }
+        s.set_bits_counted(card, 0);
+        return;
+    }
     let w0 = f(x[0].get(), y[0].get());
     s.bits[0] = w0;
     let (mut card, mut runs) = (w0.count_ones(), (w0 & !(w0 << 1)).count_ones());

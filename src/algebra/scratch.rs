@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use crate::cast::{self, BITSET_WORDS, U16};
 use crate::container::Container;
-use crate::format::{canonical_kind, ContainerKind};
+use crate::format::{canonical_kind, plain_kind, ContainerKind};
 use crate::write::encode::{self, Encoder};
 
 /// Which buffer holds the container.
@@ -39,6 +39,9 @@ pub(crate) struct Scratch {
     pub(crate) bit_runs: u32,
     /// Whether `bits` may hold non-zero words.
     pub(crate) bits_dirty: bool,
+    /// Whether results get their canonical kind (runs counted and chosen when smaller); if
+    /// not, values and bitsets keep their representation, with no run counting.
+    pub(crate) canonical: bool,
 }
 
 impl Scratch {
@@ -54,6 +57,7 @@ impl Scratch {
             card: 0,
             bit_runs: 0,
             bits_dirty: false,
+            canonical: true,
         }
     }
 
@@ -93,11 +97,16 @@ impl Scratch {
         };
     }
 
-    /// Marks `bits` as the container, counting its bits and its runs in one pass.
+    /// Marks `bits` as the container, counting its bits and (for canonical results) its
+    /// runs in one pass.
     #[inline(always)] // compiled into each CPU level's copy of the kernels
     pub(crate) fn set_bits(&mut self) {
         self.bits_dirty = true;
-        let (card, runs) = encode::bitset_card_runs(&self.bits, |w| w);
+        let (card, runs) = if self.canonical {
+            encode::bitset_card_runs(&self.bits, |w| w)
+        } else {
+            (encode::bitset_card(&self.bits, |w| w), 0)
+        };
         self.set_bits_counted(card, runs);
     }
 
@@ -167,13 +176,19 @@ impl Scratch {
             return;
         }
         // The kind first (from counts), so that the encoder can lay out the container.
-        let runs = match self.repr {
-            Repr::Empty => return,
-            Repr::Lows => encode::count_slice_runs(&self.lows, |v| v),
-            Repr::Bits => self.bit_runs,
-            Repr::Runs => self.runs.len() as u32,
+        let (kind, runs) = match (self.repr, self.canonical) {
+            (Repr::Empty, _) => return,
+            (Repr::Lows | Repr::Bits, false) => (plain_kind(card), 0),
+            (Repr::Lows, true) => {
+                let runs = encode::count_slice_runs(&self.lows, |v| v);
+                (canonical_kind(card, runs), runs)
+            }
+            (Repr::Bits, true) => (canonical_kind(card, self.bit_runs), self.bit_runs),
+            (Repr::Runs, _) => {
+                let runs = self.runs.len() as u32;
+                (canonical_kind(card, runs), runs)
+            }
         };
-        let kind = canonical_kind(card, runs);
         let start = enc.begin(kind, runs as usize);
         let out = &mut enc.payload;
         match (self.repr, kind) {

@@ -325,6 +325,12 @@ pub(crate) fn bitset_card_runs<T: Copy>(
     (card, runs)
 }
 
+/// The set bits of a bitset.
+#[inline(always)]
+pub(crate) fn bitset_card<T: Copy>(words: &[T; BITSET_WORDS], get: impl Fn(T) -> u64) -> u32 {
+    words.iter().map(|&w| get(w).count_ones()).sum()
+}
+
 /// Maximal runs of set bits in a bitset given as words.
 #[inline]
 pub(crate) fn count_bitset_runs(words: impl Iterator<Item = u64>) -> u32 {

@@ -284,6 +284,50 @@ impl Writer {
         self.checksum
     }
 
+    /// Sets whether the results of set operations (`intersection_into`, `union_into`,
+    /// `union_many_into`, ... and the owned forms made with this writer) get canonical
+    /// container kinds. On by default.
+    ///
+    /// - `true`: each result container is the smallest of array, bitset and runs, as
+    ///   [`write_sorted`](Self::write_sorted) picks it, so a result is byte-identical to
+    ///   writing its values. This counts the runs of every result container and converts
+    ///   bitsets and values that are smaller as runs.
+    /// - `false`: result containers keep the representation their kernel computed, as
+    ///   CRoaring's operations do (it run-optimizes only on request): values up to 4096,
+    ///   a bitset above, runs where runs were combined. No run is counted or extracted,
+    ///   which makes bitset-heavy results (unions of many bitmaps above all) faster. The
+    ///   result holds the same values and passes [`FrozenBitmap::from_bytes_strict`] (the
+    ///   format does not require canonical kinds), but may be larger and differ in bytes
+    ///   from writing the same values. Use it for intermediate results that are read and
+    ///   dropped; keep the default for results that are stored or compared by bytes.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut w = Writer::new().with_canonical(false);
+    /// assert!(!w.canonical());
+    /// let (mut a, mut b, mut out) = (Vec::new(), Vec::new(), Vec::new());
+    /// w.write_sorted(0..5000, &mut a)?; // one run
+    /// w.write_sorted(5000..10_000, &mut b)?;
+    /// let r = w.union_into(&FrozenBitmap::from_bytes(&a)?, &FrozenBitmap::from_bytes(&b)?, &mut out)?;
+    /// let u = FrozenBitmap::from_bytes_strict(&out[r])?;
+    /// assert_eq!(u.len(), 10_000);
+    /// // Two runs combined stay runs even without canonical kinds.
+    /// assert_eq!(u.statistics().run_containers, 1);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    ///
+    /// [`FrozenBitmap::from_bytes_strict`]: crate::FrozenBitmap::from_bytes_strict
+    pub fn with_canonical(mut self, canonical: bool) -> Writer {
+        self.scratch.canonical = canonical;
+        self
+    }
+
+    /// Whether set-operation results get canonical container kinds (see
+    /// [`with_canonical`](Self::with_canonical)).
+    pub fn canonical(&self) -> bool {
+        self.scratch.canonical
+    }
+
     /// Appends the bitmap of `values` (strictly ascending) to `out` and returns its byte
     /// range in `out`.
     ///
