@@ -1,6 +1,7 @@
 //! The `Writer`'s set operations: results of ∩ ∪ − ⊕ between views (pairwise and many-way),
-//! written in the frozen format with canonical containers into a caller's buffer, with the
-//! writer's reusable scratch: no allocation per call in steady state.
+//! written in the frozen format with canonical containers (or, `with_canonical(false)`, as
+//! computed) into a caller's buffer, with the writer's reusable scratch: no allocation per
+//! call in steady state.
 
 use alloc::vec::Vec;
 use core::borrow::Borrow;
@@ -27,7 +28,9 @@ impl Writer {
     /// `out` as [`write_sorted`](Self::write_sorted) does; returns the range of `out` that
     /// holds it. Containers are combined straight from the bytes by kernels for every pair
     /// of kinds; the result's containers are canonical, so the bytes equal those of
-    /// `write_sorted` over the result's values. No allocation per call in steady state.
+    /// `write_sorted` over the result's values (unless this writer was made
+    /// [`with_canonical(false)`](Self::with_canonical), which keeps each container as its
+    /// kernel computed it). No allocation per call in steady state.
     /// When `out`'s length is a multiple of 64 (an empty or cleared buffer), the union,
     /// difference and symmetric difference are laid out in place in `out`, with no copy
     /// at the end; otherwise, and for intersections (small results), the result is
