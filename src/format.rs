@@ -92,6 +92,20 @@ pub(crate) fn plain_kind(card: u32) -> ContainerKind {
     }
 }
 
+/// The most maximal runs a container of `card` values can have and still be canonically a
+/// run container (`canonical_kind(card, r)` is `Run` exactly for `1 <= r <= this`), so
+/// that run counting can stop once past it.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn max_canonical_runs(card: u32) -> u32 {
+    if card <= ARRAY_MAX {
+        // 2 + 4r < 2c  ⇔  r <= (2c − 3) / 4
+        (2 * card).saturating_sub(3) / 4
+    } else {
+        2047 // 2 + 4r < 8192
+    }
+}
+
 /// The canonical kind for a container of `card` values forming `n_runs` maximal runs: a run
 /// container iff strictly smaller than the non-run choice (array `2c` bytes if `c <= 4096`,
 /// else bitset `8192`; run `2 + 4r`). These are the choices of CRoaring's `run_optimize`,

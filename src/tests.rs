@@ -455,12 +455,25 @@ fn simd_array_kernels_match_the_model() {
     }
 }
 
+/// `max_canonical_runs` is the boundary of `canonical_kind`'s run choice for every size.
+#[test]
+fn run_count_cap_matches_the_canonical_choice() {
+    use crate::format::{canonical_kind, max_canonical_runs, ContainerKind};
+    for card in 1..=65_536u32 {
+        let max = max_canonical_runs(card);
+        if max >= 1 {
+            assert_eq!(canonical_kind(card, max), ContainerKind::Run, "{card}");
+        }
+        assert_ne!(canonical_kind(card, max + 1), ContainerKind::Run, "{card}");
+    }
+}
+
 /// Bitsets to runs and to values, in both forms of the extraction (words skipped or not),
 /// against the values: runs touching 0 and 65535, a full bitset, alternating bits, words
 /// with more than 4 and more than 8 boundaries.
 #[test]
 fn bitset_extraction_matches_the_values() {
-    use crate::write::encode::{array_runs, bitset_card_runs, bitset_runs_into};
+    use crate::write::encode::{array_runs, bitset_card, bitset_runs_capped, bitset_runs_into};
     let mut sets: Vec<Vec<u16>> = alloc::vec![
         alloc::vec![0, 65535],
         (0..10).chain(65530..=65535).collect(),
@@ -481,8 +494,12 @@ fn bitset_extraction_matches_the_values() {
     for lows in &sets {
         let (_, words, _) = kinds_of(lows);
         let words: &[crate::cast::U64; crate::cast::BITSET_WORDS] = words[..].try_into().unwrap();
-        let (card, nruns) = bitset_card_runs(words, |w| w.get());
+        let card = bitset_card(words, |w| w.get());
+        let nruns = bitset_runs_capped(words, |w| w.get(), u32::MAX);
         assert_eq!(card as usize, lows.len());
+        // Capped counts: exact up to the cap, above it past the cap.
+        assert_eq!(bitset_runs_capped(words, |w| w.get(), nruns), nruns);
+        assert!(bitset_runs_capped(words, |w| w.get(), nruns - 1) > nruns - 1);
         let mut expected = Vec::new();
         array_runs(lows, |s, e| {
             expected.extend_from_slice(&s.to_le_bytes());

@@ -35,6 +35,17 @@ crate::simd::dispatch! {
 }
 
 crate::simd::dispatch! {
+    /// The runs of a result bitset, counted as far as its canonical kind needs (out of
+    /// line: kept out of `emit`, whose other paths are short).
+    pub(crate) fn bits_runs_capped(bits: &[u64; BITSET_WORDS], cap: u32) -> u32 => bits_runs_capped_impl;
+}
+
+#[inline(always)]
+fn bits_runs_capped_impl(bits: &[u64; BITSET_WORDS], cap: u32) -> u32 {
+    crate::write::encode::bitset_runs_capped(bits, |w| w, cap)
+}
+
+crate::simd::dispatch! {
     /// Appends the scratch container, canonically encoded, to the encoder.
     pub(crate) fn emit(s: &mut Scratch, key: u16, enc: &mut Encoder) -> () => emit_impl;
 }
@@ -67,7 +78,9 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
             (canonical_kind(a.len() as u32, runs), a.len() as u32, runs)
         }
         Container::Bitset(b) => {
-            let (card, runs) = crate::write::encode::bitset_card_runs(b, |w| w.get());
+            let card = crate::write::encode::bitset_card(b, |w| w.get());
+            let cap = crate::format::max_canonical_runs(card);
+            let runs = crate::write::encode::bitset_runs_capped(b, |w| w.get(), cap);
             let kind = canonical_kind(card, runs);
             // A bitset that is better as runs or values is converted from its own words.
             if card != 0 && kind != ContainerKind::Bitset {
@@ -416,31 +429,15 @@ fn bit_u64(b: &[u64; BITSET_WORDS], v: u16) -> bool {
     (b[usize::from(v >> 6)] >> (v & 63)) & 1 != 0
 }
 
-/// `s.bits = f(x, y)` word by word, counting the result's bits and runs in the same pass
-/// (a word's lower neighbour is recomputed from the inputs, so the loop carries no value
-/// from one word to the next and vectorizes).
+/// `s.bits = f(x, y)` word by word, counting the result's bits in the same pass.
 #[inline(always)]
 fn words_op(s: &mut Scratch, x: &BitsetLE, y: &BitsetLE, f: impl Fn(u64, u64) -> u64) {
-    if !s.canonical {
-        let mut card = 0;
-        for ((d, p), q) in s.bits.iter_mut().zip(x.iter()).zip(y.iter()) {
-            *d = f(p.get(), q.get());
-            card += d.count_ones();
-        }
-        s.set_bits_counted(card, 0);
-        return;
+    let mut card = 0;
+    for ((d, p), q) in s.bits.iter_mut().zip(x.iter()).zip(y.iter()) {
+        *d = f(p.get(), q.get());
+        card += d.count_ones();
     }
-    let w0 = f(x[0].get(), y[0].get());
-    s.bits[0] = w0;
-    let (mut card, mut runs) = (w0.count_ones(), (w0 & !(w0 << 1)).count_ones());
-    for i in 1..BITSET_WORDS {
-        let p = f(x[i - 1].get(), y[i - 1].get());
-        let w = f(x[i].get(), y[i].get());
-        s.bits[i] = w;
-        card += w.count_ones();
-        runs += (w & !((w << 1) | (p >> 63))).count_ones();
-    }
-    s.set_bits_counted(card, runs);
+    s.set_bits_counted(card);
 }
 
 #[inline(always)]

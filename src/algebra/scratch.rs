@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use crate::cast::{self, BITSET_WORDS, U16};
 use crate::container::Container;
-use crate::format::{canonical_kind, plain_kind, ContainerKind};
+use crate::format::{canonical_kind, max_canonical_runs, plain_kind, ContainerKind};
 use crate::write::encode::{self, Encoder};
 
 /// Which buffer holds the container.
@@ -35,8 +35,6 @@ pub(crate) struct Scratch {
     pub(crate) runs2: Vec<(u16, u16)>,
     pub(crate) repr: Repr,
     pub(crate) card: u32,
-    /// Maximal runs of `bits`, counted with the cardinality by `set_bits`.
-    pub(crate) bit_runs: u32,
     /// Whether `bits` may hold non-zero words.
     pub(crate) bits_dirty: bool,
     /// Whether results get their canonical kind (runs counted and chosen when smaller); if
@@ -55,7 +53,6 @@ impl Scratch {
             runs2: Vec::new(),
             repr: Repr::Empty,
             card: 0,
-            bit_runs: 0,
             bits_dirty: false,
             canonical: true,
         }
@@ -97,25 +94,19 @@ impl Scratch {
         };
     }
 
-    /// Marks `bits` as the container, counting its bits and (for canonical results) its
-    /// runs in one pass.
+    /// Marks `bits` as the container, counting its bits (its runs are counted when it is
+    /// emitted with canonical kinds, and only as far as the choice of kind needs).
     #[inline(always)] // compiled into each CPU level's copy of the kernels
     pub(crate) fn set_bits(&mut self) {
-        self.bits_dirty = true;
-        let (card, runs) = if self.canonical {
-            encode::bitset_card_runs(&self.bits, |w| w)
-        } else {
-            (encode::bitset_card(&self.bits, |w| w), 0)
-        };
-        self.set_bits_counted(card, runs);
+        let card = encode::bitset_card(&self.bits, |w| w);
+        self.set_bits_counted(card);
     }
 
-    /// Marks `bits` as the container, whose bits and runs the caller counted.
+    /// Marks `bits` as the container, whose bits the caller counted.
     #[inline(always)]
-    pub(crate) fn set_bits_counted(&mut self, card: u32, runs: u32) {
+    pub(crate) fn set_bits_counted(&mut self, card: u32) {
         self.bits_dirty = true;
         self.card = card;
-        self.bit_runs = runs;
         self.repr = if card == 0 { Repr::Empty } else { Repr::Bits };
     }
 
@@ -183,7 +174,10 @@ impl Scratch {
                 let runs = encode::count_slice_runs(&self.lows, |v| v);
                 (canonical_kind(card, runs), runs)
             }
-            (Repr::Bits, true) => (canonical_kind(card, self.bit_runs), self.bit_runs),
+            (Repr::Bits, true) => {
+                let runs = super::kernels::bits_runs_capped(&self.bits, max_canonical_runs(card));
+                (canonical_kind(card, runs), runs)
+            }
             (Repr::Runs, _) => {
                 let runs = self.runs.len() as u32;
                 (canonical_kind(card, runs), runs)

@@ -307,28 +307,38 @@ pub(crate) fn count_slice_runs<T: Copy>(values: &[T], get: impl Fn(T) -> u16) ->
     1 + breaks
 }
 
-/// The set bits and the maximal runs of set bits of a bitset, in one pass. A run starts at
-/// each set bit whose lower neighbour is clear; the neighbour of bit 0 of a word is the top
-/// bit of the word before, read again rather than carried, so the loop vectorizes.
-#[inline(always)]
-pub(crate) fn bitset_card_runs<T: Copy>(
-    words: &[T; BITSET_WORDS],
-    get: impl Fn(T) -> u64,
-) -> (u32, u32) {
-    let first = get(words[0]);
-    let (mut card, mut runs) = (first.count_ones(), (first & !(first << 1)).count_ones());
-    for (&p, &w) in words.iter().zip(&words[1..]) {
-        let (p, w) = (get(p), get(w));
-        card += w.count_ones();
-        runs += (w & !((w << 1) | (p >> 63))).count_ones();
-    }
-    (card, runs)
-}
-
 /// The set bits of a bitset.
 #[inline(always)]
 pub(crate) fn bitset_card<T: Copy>(words: &[T; BITSET_WORDS], get: impl Fn(T) -> u64) -> u32 {
     words.iter().map(|&w| get(w).count_ones()).sum()
+}
+
+/// The maximal runs of set bits of a bitset if there are at most `cap`; else some number
+/// above `cap` (counting stops at the first block of 64 words that passes it). Deciding a
+/// container's canonical kind needs no more: bitsets with many runs, the common case, are
+/// read only in part.
+#[inline(always)]
+pub(crate) fn bitset_runs_capped<T: Copy>(
+    words: &[T; BITSET_WORDS],
+    get: impl Fn(T) -> u64,
+    cap: u32,
+) -> u32 {
+    let mut runs = 0u32;
+    let mut carry = 0u64; // top bit of the word before the block
+    for block in words.chunks_exact(64) {
+        let first = get(block[0]);
+        runs += (first & !((first << 1) | carry)).count_ones();
+        // Each word's lower neighbour read again rather than carried: the loop vectorizes.
+        for (&p, &w) in block.iter().zip(&block[1..]) {
+            let (p, w) = (get(p), get(w));
+            runs += (w & !((w << 1) | (p >> 63))).count_ones();
+        }
+        if runs > cap {
+            return runs;
+        }
+        carry = get(block[63]) >> 63;
+    }
+    runs
 }
 
 /// Maximal runs of set bits in a bitset given as words.
@@ -374,7 +384,7 @@ pub(crate) fn array_runs(values: &[u16], mut f: impl FnMut(u16, u16)) {
 /// boundary), then each pair `(start, end + 1)` is turned into `(start, end − start)`. A
 /// run reaching bit 65535 ends at boundary 65536, which wraps to 0, and `0 − start − 1`
 /// wraps to `65535 − start`, its right length. `nruns` must be the bitset's run count
-/// (from [`bitset_card_runs`]); a wrong count gives wrong runs, never out-of-bounds writes.
+/// (from [`bitset_runs_capped`]); a wrong count gives wrong runs, never out-of-bounds writes.
 #[inline(always)] // compiled into each CPU level's copy of the callers
 pub(crate) fn bitset_runs_into<T: Copy>(
     words: &[T; BITSET_WORDS],
