@@ -726,6 +726,22 @@ fn bench_portable(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
     g.finish();
 }
 
+/// Operation `k` (∩ ∪ − ⊕) of every consecutive pair through `w`, each result written into
+/// the cleared `out`; returns the total bytes written.
+fn pairwise(w: &mut Writer, k: usize, views: &[FrozenBitmap<'_>], out: &mut Vec<u8>) -> usize {
+    let mut total = 0usize;
+    for pair in views.windows(2) {
+        out.clear();
+        let r = match k {
+            0 => w.intersection_into(&pair[0], &pair[1], out),
+            1 => w.union_into(&pair[0], &pair[1], out),
+            2 => w.difference_into(&pair[0], &pair[1], out),
+            _ => w.symmetric_difference_into(&pair[0], &pair[1], out),
+        };
+        total += r.unwrap().len();
+    }
+    total
+}
 /// Set algebra on consecutive pairs (as CRoaring's own benchmarks do) and on all bitmaps:
 /// our `*_into` into a reused buffer and counting forms, vs CRoaring on its frozen views
 /// (which allocate their results) and roaring-rs owned operations.
@@ -751,20 +767,7 @@ fn bench_algebra(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
     let mut w = Writer::new();
     let mut out = Vec::new();
     for (k, op) in ops.iter().enumerate() {
-        let mut ours = || {
-            let mut total = 0usize;
-            for pair in views.windows(2) {
-                out.clear();
-                let r = match k {
-                    0 => w.intersection_into(&pair[0], &pair[1], &mut out),
-                    1 => w.union_into(&pair[0], &pair[1], &mut out),
-                    2 => w.difference_into(&pair[0], &pair[1], &mut out),
-                    _ => w.symmetric_difference_into(&pair[0], &pair[1], &mut out),
-                };
-                total += r.unwrap().len();
-            }
-            total
-        };
+        let mut ours = || pairwise(&mut w, k, &views, &mut out);
         record_allocs(&group_name, &format!("{op}/frozen-roaring"), n - 1, || {
             black_box(ours());
         });
@@ -773,20 +776,7 @@ fn bench_algebra(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
         // the kernels compute them, as CRoaring's results are.
         let mut wr = Writer::new().with_canonical(false);
         g.bench_function(format!("{op}/frozen-roaring-relaxed"), |b| {
-            b.iter(|| {
-                let mut total = 0usize;
-                for pair in views.windows(2) {
-                    out.clear();
-                    let r = match k {
-                        0 => wr.intersection_into(&pair[0], &pair[1], &mut out),
-                        1 => wr.union_into(&pair[0], &pair[1], &mut out),
-                        2 => wr.difference_into(&pair[0], &pair[1], &mut out),
-                        _ => wr.symmetric_difference_into(&pair[0], &pair[1], &mut out),
-                    };
-                    total += r.unwrap().len();
-                }
-                total
-            })
+            b.iter(|| pairwise(&mut wr, k, &views, &mut out))
         });
         let mut cr = || {
             let mut total = 0u64;
