@@ -294,7 +294,8 @@ impl Writer {
     ///   bitsets and values that are smaller as runs.
     /// - `false`: result containers keep the representation their kernel computed, as
     ///   CRoaring's operations do (it run-optimizes only on request): values up to 4096,
-    ///   a bitset above, runs where runs were combined. No run is counted or extracted,
+    ///   a bitset above, and runs where runs were combined (unless values or a bitset
+    ///   take less room, which their count tells at no cost). No run is counted or extracted,
     ///   which makes bitset-heavy results (unions of many bitmaps above all) faster. The
     ///   result holds the same values and passes [`FrozenBitmap::from_bytes_strict`] (the
     ///   format does not require canonical kinds), but may be larger and differ in bytes
