@@ -284,9 +284,9 @@ impl Writer {
         self.checksum
     }
 
-    /// Sets whether the results of set operations (`intersection_into`, `union_into`,
-    /// `union_many_into`, ... and the owned forms made with this writer) get canonical
-    /// container kinds. On by default.
+    /// Sets whether the results of this writer's set operations (`intersection_into`,
+    /// `union_into`, `union_many_into`, ...) get canonical container kinds. On by default
+    /// (and always for the owned forms, `a.union(&b)`, `&a | &b`, ...).
     ///
     /// - `true`: each result container is the smallest of array, bitset and runs, as
     ///   [`write_sorted`](Self::write_sorted) picks it, so a result is byte-identical to
