@@ -53,6 +53,7 @@ pub(crate) struct KeyCardLE {
 }
 
 /// One directory entry of a bitmap file, as stored.
+#[cfg(feature = "std")]
 #[derive(FromBytes, IntoBytes, Immutable, KnownLayout, Unaligned, Clone, Copy, Debug)]
 #[repr(C)]
 pub(crate) struct FileEntryLE {
@@ -65,6 +66,7 @@ pub(crate) struct FileEntryLE {
 }
 
 /// `bytes` as bitmap-file directory entries; `None` unless the length is a multiple of 24.
+#[cfg(feature = "std")]
 #[inline]
 pub(crate) fn file_entries(bytes: &[u8]) -> Option<&[FileEntryLE]> {
     <[FileEntryLE]>::ref_from_bytes(bytes).ok()
