@@ -110,19 +110,53 @@ impl Scratch {
         self.repr = if card == 0 { Repr::Empty } else { Repr::Bits };
     }
 
-    /// Marks `runs` as the container, summing its lengths.
+    /// Marks `runs` as the container, summing its lengths. Kernels give sorted, disjoint,
+    /// non-adjacent runs when their inputs are well formed; runs from corrupt payloads
+    /// (unsorted or overlapping, which checked views allow) are sorted and merged first, so
+    /// that the result is still a container the format allows (at most 65536 values).
     #[inline]
     pub(crate) fn set_runs(&mut self) {
-        self.card = self
-            .runs
-            .iter()
-            .map(|&(s, e)| u32::from(e) - u32::from(s) + 1)
-            .sum();
+        let (mut card, mut ordered, mut next) = (0u32, true, 0u32);
+        for &(s, e) in &self.runs {
+            let (s, e) = (u32::from(s), u32::from(e));
+            ordered &= s >= next && s <= e;
+            next = e + 2;
+            card = card.wrapping_add(e.wrapping_sub(s) + 1);
+        }
+        if !ordered {
+            self.normalize_runs();
+            card = self
+                .runs
+                .iter()
+                .map(|&(s, e)| u32::from(e) - u32::from(s) + 1)
+                .sum();
+        }
+        self.card = card;
         self.repr = if self.runs.is_empty() {
             Repr::Empty
         } else {
             Repr::Runs
         };
+    }
+
+    /// Sorts `runs` and merges overlapping and adjacent ones, dropping inverted ones (the
+    /// cold path of [`set_runs`](Self::set_runs), for corrupt inputs; no allocation).
+    #[cold]
+    fn normalize_runs(&mut self) {
+        self.runs.retain(|&(s, e)| s <= e);
+        self.runs.sort_unstable();
+        let mut kept = 0usize;
+        for r in 0..self.runs.len() {
+            let (s, e) = self.runs[r];
+            match kept.checked_sub(1).map(|k| &mut self.runs[k]) {
+                Some(last) if u32::from(s) <= u32::from(last.1) + 1 => last.1 = last.1.max(e),
+                _ => {
+                    self.runs[kept] = (s, e);
+                    kept += 1;
+                }
+            }
+        }
+        self.runs.truncate(kept);
     }
 
     /// Loads a container as it is (to be re-encoded canonically).

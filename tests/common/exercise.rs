@@ -89,8 +89,49 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
     if bm.len() < 1 << 20 {
         acc ^= bm.to_vec().len() as u64;
     }
-    // Re-encoding never panics and gives a bitmap the checked constructor accepts.
+    // Set operations never panic, with or without canonical kinds, written in place (an
+    // empty buffer) or appended; between views the checked constructor accepts (corrupt
+    // payloads included), they give bitmaps it accepts too. (An unchecked view of bytes
+    // that fail the structural checks, keys out of order say, may give such bytes back.)
     let mut out = Vec::new();
+    let checked = |v: &FrozenBitmap<'_>| FrozenBitmap::from_bytes(v.as_bytes()).is_ok();
+    for canonical in [true, false] {
+        let mut w = Writer::new().with_canonical(canonical);
+        for o in [bm, other] {
+            let both_checked = checked(bm) && checked(o);
+            let opens = |bytes: &[u8], what: &str| -> u64 {
+                match FrozenBitmap::from_bytes(bytes) {
+                    Ok(r) => r.len(),
+                    Err(e) if both_checked => panic!(
+                        "{what} of checked views must open: {e}\ninputs {:?}\n{:?}",
+                        bm.as_bytes(),
+                        o.as_bytes()
+                    ),
+                    Err(_) => 0,
+                }
+            };
+            for (k, prefix) in (0..4).flat_map(|k| [(k, 0), (k, 5)]) {
+                out.clear();
+                out.resize(prefix, 0);
+                let r = match k {
+                    0 => w.intersection_into(bm, o, &mut out),
+                    1 => w.union_into(bm, o, &mut out),
+                    2 => w.difference_into(bm, o, &mut out),
+                    _ => w.symmetric_difference_into(bm, o, &mut out),
+                }
+                .unwrap();
+                acc ^= opens(&out[r], &format!("operation {k}"));
+            }
+            out.clear();
+            let r = w.union_many_into([bm, o, bm], &mut out).unwrap();
+            acc ^= opens(&out[r], "a many-way union");
+            out.clear();
+            let r = w.intersection_many_into([o, bm], &mut out).unwrap();
+            acc ^= opens(&out[r], "a many-way intersection");
+        }
+    }
+    // Re-encoding never panics and gives a bitmap the checked constructor accepts.
+    out.clear();
     let mut w = Writer::new();
     if let Ok(r) = w.write_frozen(bm, &mut out) {
         assert_eq!(r.len(), w.frozen_size(bm));
