@@ -96,7 +96,21 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
             (kind, card, runs)
         }
         Container::Run(r) => {
-            let card = run_len(r);
+            // Summed while checking that the runs are sorted, disjoint and non-adjacent:
+            // runs of a corrupt payload (which checked views allow) that are not go
+            // through the scratch, which sorts and merges them, rather than being copied
+            // with a cardinality the format cannot hold.
+            let (mut card, mut next, mut ordered) = (0u32, 0u32, true);
+            for x in r {
+                ordered &= x.start() >= next;
+                next = x.end() + 2;
+                card += x.end() - x.start() + 1;
+            }
+            if !ordered {
+                s.load(c);
+                s.emit_impl(key, enc);
+                return;
+            }
             (canonical_kind(card, r.len() as u32), card, r.len() as u32)
         }
     };
