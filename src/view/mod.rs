@@ -48,7 +48,10 @@ use crate::format::{ContainerKind, FLAG_CRC, TRAILER_LEN};
 /// - [`contains`](Self::contains) and the intersection kernels search arrays and runs by
 ///   binary search and can miss values that are out of order;
 /// - iteration yields the payload as stored (possibly out of order or repeated), clipped to
-///   the container's 65536 values; its `size_hint` is the stored count.
+///   the container's 65536 values; its `size_hint` is the stored count;
+/// - set operations (`Writer::union_into`, ...) may give wrong values, but their result is
+///   always a bitmap that the checked constructor accepts (runs out of order or
+///   overlapping are sorted and merged first).
 ///
 /// A view from `from_bytes_unchecked` over bytes that are not a valid bitmap may in addition
 /// see containers as empty.
