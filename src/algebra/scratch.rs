@@ -145,18 +145,14 @@ impl Scratch {
     fn normalize_runs(&mut self) {
         self.runs.retain(|&(s, e)| s <= e);
         self.runs.sort_unstable();
-        let mut kept = 0usize;
-        for r in 0..self.runs.len() {
-            let (s, e) = self.runs[r];
-            match kept.checked_sub(1).map(|k| &mut self.runs[k]) {
-                Some(last) if u32::from(s) <= u32::from(last.1) + 1 => last.1 = last.1.max(e),
-                _ => {
-                    self.runs[kept] = (s, e);
-                    kept += 1;
-                }
+        // Each run overlapping or touching the run kept before it is merged into that one.
+        self.runs.dedup_by(|next, kept| {
+            let merge = u32::from(next.0) <= u32::from(kept.1) + 1;
+            if merge {
+                kept.1 = kept.1.max(next.1);
             }
-        }
-        self.runs.truncate(kept);
+            merge
+        });
     }
 
     /// Loads a container as it is (to be re-encoded canonically).
