@@ -100,12 +100,8 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
             // runs of a corrupt payload (which checked views allow) that are not go
             // through the scratch, which sorts and merges them, rather than being copied
             // with a cardinality the format cannot hold.
-            let (mut card, mut next, mut ordered) = (0u32, 0u32, true);
-            for x in r {
-                ordered &= x.start() >= next;
-                next = x.end() + 2;
-                card += x.end() - x.start() + 1;
-            }
+            let (card, ordered) =
+                super::scratch::runs_card_ordered(r.iter().map(|x| (x.start(), x.end())));
             if !ordered {
                 s.load(c);
                 s.emit_impl(key, enc);

@@ -116,20 +116,13 @@ impl Scratch {
     /// that the result is still a container the format allows (at most 65536 values).
     #[inline]
     pub(crate) fn set_runs(&mut self) {
-        let (mut card, mut ordered, mut next) = (0u32, true, 0u32);
-        for &(s, e) in &self.runs {
-            let (s, e) = (u32::from(s), u32::from(e));
-            ordered &= s >= next && s <= e;
-            next = e + 2;
-            card = card.wrapping_add(e.wrapping_sub(s) + 1);
-        }
+        let pairs = |runs: &[(u16, u16)]| {
+            runs_card_ordered(runs.iter().map(|&(s, e)| (u32::from(s), u32::from(e))))
+        };
+        let (mut card, ordered) = pairs(&self.runs);
         if !ordered {
             self.normalize_runs();
-            card = self
-                .runs
-                .iter()
-                .map(|&(s, e)| u32::from(e) - u32::from(s) + 1)
-                .sum();
+            card = pairs(&self.runs).0;
         }
         self.card = card;
         self.repr = if self.runs.is_empty() {
@@ -311,6 +304,20 @@ impl RunSink<'_> {
             self.k += 2;
         }
     }
+}
+
+/// The values in runs `(start, end)`, and whether the runs are well formed: each
+/// `start <= end`, sorted, disjoint and non-adjacent (a corrupt payload can break this; the
+/// count is then meaningless). One pass, for the result and pass-through paths.
+#[inline]
+pub(crate) fn runs_card_ordered(runs: impl Iterator<Item = (u32, u32)>) -> (u32, bool) {
+    let (mut card, mut ordered, mut next) = (0u32, true, 0u32);
+    for (s, e) in runs {
+        ordered &= s >= next && s <= e;
+        next = e.wrapping_add(2);
+        card = card.wrapping_add(e.wrapping_sub(s).wrapping_add(1));
+    }
+    (card, ordered)
 }
 
 /// Appends runs `(start, end)` given in ascending order of start, merging overlapping and

@@ -237,7 +237,8 @@ impl Encoder {
         }
         let start = self.payload.len();
         let kind = if self.in_bits {
-            let runs = count_bitset_runs(self.bits.iter().copied());
+            let cap = crate::format::max_canonical_runs(self.card);
+            let runs = bitset_runs_capped(&self.bits, |w| w, cap);
             let kind = canonical_kind(self.card, runs);
             if kind == ContainerKind::Run {
                 bitset_runs_into(&self.bits, |w| w, runs as usize, &mut self.payload);
@@ -337,19 +338,6 @@ pub(crate) fn bitset_runs_capped<T: Copy>(
             return runs;
         }
         carry = get(block[63]) >> 63;
-    }
-    runs
-}
-
-/// Maximal runs of set bits in a bitset given as words.
-#[inline]
-pub(crate) fn count_bitset_runs(words: impl Iterator<Item = u64>) -> u32 {
-    let mut runs = 0u32;
-    let mut carry = 0u64; // top bit of the previous word
-    for w in words {
-        // A run starts at every set bit whose lower neighbour is clear.
-        runs += (w & !((w << 1) | carry)).count_ones();
-        carry = w >> 63;
     }
     runs
 }
