@@ -230,6 +230,44 @@ fn many_way_union_key_selection_and_small_keys() {
 }
 
 #[test]
+fn many_way_union_groups_keys_window_by_window() {
+    // Three inputs of 30,000 one-value containers each (90,000 containers: the keys are
+    // grouped in more than one window), partly on shared keys; then 70,000 inputs of one
+    // container on the same key (more containers for one key than a window holds).
+    let sets: Vec<BTreeSet<u32>> = (0..3u32)
+        .map(|v| {
+            (0..30_000u32)
+                .map(|k| ((k + v * 10_000) << 16) | ((k * 7 + v) % 65_536))
+                .collect()
+        })
+        .collect();
+    let bytes: Vec<Vec<u8>> = sets.iter().map(encode).collect();
+    let views: Vec<FrozenBitmap> = bytes
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let union: BTreeSet<u32> = sets.iter().flatten().copied().collect();
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    let r = w.union_many_into(&views, &mut out).unwrap();
+    assert!(out[r] == encode(&union)[..]);
+    assert_eq!(w.union_many_len(&views), union.len() as u64);
+
+    let sets: Vec<BTreeSet<u32>> = (0..70_000u32)
+        .map(|v| BTreeSet::from([(5 << 16) | (v * 3 % 65_536)]))
+        .collect();
+    let bytes: Vec<Vec<u8>> = sets.iter().map(encode).collect();
+    let views: Vec<FrozenBitmap> = bytes
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let union: BTreeSet<u32> = sets.iter().flatten().copied().collect();
+    let r = w.union_many_into(&views, &mut out).unwrap();
+    assert!(out[r] == encode(&union)[..]);
+    assert_eq!(w.union_many_len(&views), union.len() as u64);
+}
+
+#[test]
 fn results_without_canonical_kinds_keep_the_kernels_representation() {
     // Two bitsets whose union is two long runs: canonically one run container, without
     // canonical kinds the bitset the kernel computed.

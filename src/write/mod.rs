@@ -55,6 +55,11 @@ pub struct Writer {
     cursors: Vec<usize>,
     /// Inputs holding the current key in a many-way union.
     hits: Vec<usize>,
+    /// The containers of the current keys of a many-way union, with their cardinalities
+    /// (emptied between calls; only the allocation stays).
+    entries: Vec<(crate::container::Container<'static>, u32)>,
+    /// Per-key counts, then positions, of the containers of a many-way union.
+    counts: Vec<u32>,
     /// `(next key, input)` of each input of a many-way union with sparse keys, as a heap.
     heap: Vec<core::cmp::Reverse<(u16, u32)>>,
     /// Whether the last frozen bitmap written had a bitset container.
@@ -261,6 +266,8 @@ impl Writer {
             views: Vec::new(),
             cursors: Vec::new(),
             hits: Vec::new(),
+            entries: Vec::new(),
+            counts: Vec::new(),
             heap: Vec::new(),
             last_bitset: false,
         }

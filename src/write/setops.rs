@@ -346,22 +346,60 @@ impl Writer {
             }
             return total;
         }
-        // The next key is the smallest among the inputs' next keys: found by scanning all
-        // inputs when keys are shared widely (few keys, each in many inputs), through a
-        // heap when they are spread out (then a scan per key would read every input for
-        // each of many keys).
-        let containers: usize = views.iter().map(|v| v.dir.n()).sum();
         let (lo, hi) = views
             .iter()
             .filter(|v| v.dir.n() > 0)
             .fold((u16::MAX, 0u16), |(lo, hi), v| {
                 (lo.min(v.dir.key(0)), hi.max(v.dir.key(v.dir.n() - 1)))
             });
-        let span = usize::from(hi.saturating_sub(lo)) + 1;
-        let log = usize::BITS - views.len().leading_zeros();
-        let use_heap = span * views.len() > 2 * containers * log as usize;
-        let mut heap = alloc::collections::BinaryHeap::from(core::mem::take(&mut self.heap));
-        if use_heap {
+        if lo > hi {
+            return 0; // no input has a container
+        }
+        let mut entries: Vec<(Container<'_>, u32)> = recycle(core::mem::take(&mut self.entries));
+        let containers: usize = views.iter().map(|v| v.dir.n()).sum();
+        let span = usize::from(hi - lo) + 1;
+        let counts = &mut self.counts;
+        if span <= GROUP_SPAN * containers && count_keys(views, lo, span, counts) {
+            // Keys close together: the inputs' containers are grouped by key, a window of
+            // keys at a time, with a counting sort. Each directory is read once, in order,
+            // and each key's containers are then at hand together; nothing is compared
+            // per input at every key.
+            let mut k0 = 0;
+            while k0 < span {
+                // As many keys as make at most WINDOW entries (and at least one key).
+                let (mut k1, mut n) = (k0, 0usize);
+                while k1 < span && (k1 == k0 || n + counts[k1] as usize <= WINDOW) {
+                    let c = counts[k1] as usize;
+                    counts[k1] = n as u32; // where key k1's entries start
+                    n += c;
+                    k1 += 1;
+                }
+                entries.clear();
+                entries.resize(n, (crate::container::EMPTY, 0));
+                for (v, cur) in views.iter().zip(cursors.iter_mut()) {
+                    let d = &v.dir;
+                    while *cur < d.n() && usize::from(d.key(*cur) - lo) < k1 {
+                        let slot = &mut counts[usize::from(d.key(*cur) - lo)];
+                        entries[*slot as usize] = (d.container(*cur), d.card(*cur));
+                        *slot += 1; // ends as where the key's entries end
+                        *cur += 1;
+                    }
+                }
+                let mut begin = 0;
+                for (k, &end) in (k0..k1).zip(&counts[k0..k1]) {
+                    let end = end as usize;
+                    if end > begin {
+                        let key = lo + k as u16;
+                        total += union_key(key, &entries[begin..end], emit, s, enc);
+                    }
+                    begin = end;
+                }
+                k0 = k1;
+            }
+        } else {
+            // Keys spread out: the next key is the smallest in a heap of the inputs' next
+            // keys.
+            let mut heap = alloc::collections::BinaryHeap::from(core::mem::take(&mut self.heap));
             heap.extend(
                 views
                     .iter()
@@ -369,13 +407,8 @@ impl Writer {
                     .filter(|(_, v)| v.dir.n() > 0)
                     .map(|(k, v)| core::cmp::Reverse((v.dir.key(0), k as u32))),
             );
-        }
-        loop {
-            hits.clear();
-            let key = if use_heap {
-                let Some(core::cmp::Reverse((key, k))) = heap.pop() else {
-                    break;
-                };
+            while let Some(core::cmp::Reverse((key, k))) = heap.pop() {
+                hits.clear();
                 hits.push(k as usize);
                 while let Some(&core::cmp::Reverse((next, k))) = heap.peek() {
                     if next != key {
@@ -384,128 +417,122 @@ impl Writer {
                     heap.pop();
                     hits.push(k as usize);
                 }
-                key
-            } else {
-                let mut min: Option<u16> = None;
-                for (k, v) in views.iter().enumerate() {
-                    let c = cursors[k];
-                    if c >= v.dir.n() {
-                        continue;
-                    }
-                    let key = v.dir.key(c);
-                    if min.is_none_or(|m| key < m) {
-                        min = Some(key);
-                        hits.clear();
-                    }
-                    if min == Some(key) {
-                        hits.push(k);
+                entries.clear();
+                for &k in hits.iter() {
+                    let (d, c) = (&views[k].dir, cursors[k]);
+                    entries.push((d.container(c), d.card(c)));
+                    cursors[k] += 1;
+                    if cursors[k] < d.n() {
+                        heap.push(core::cmp::Reverse((d.key(cursors[k]), k as u32)));
                     }
                 }
-                let Some(key) = min else {
-                    break;
-                };
-                key
-            };
-            let container = |k: usize| views[k].dir.container(cursors[k]);
-            match hits.len() {
-                1 if !emit => total += u64::from(views[hits[0]].dir.card(cursors[hits[0]])),
-                1 => {
-                    kernels::pass_through(container(hits[0]), key, enc, s);
-                    total += u64::from(views[hits[0]].dir.card(cursors[hits[0]]));
-                    advance(hits, cursors, views, &mut heap, use_heap);
-                    continue;
-                }
-                2 if !emit => {
-                    let (x, y) = (hits[0], hits[1]);
-                    total += u64::from(views[x].dir.card(cursors[x]))
-                        + u64::from(views[y].dir.card(cursors[y]))
-                        - count::intersection_len(container(x), container(y));
-                }
-                2 => kernels::binary(Op::Or, container(hits[0]), container(hits[1]), s),
-                _ => {
-                    s.clear();
-                    // A full container (stored cardinality 65536) makes the union full:
-                    // nothing else needs reading.
-                    if let Some(&k) = hits
-                        .iter()
-                        .find(|&&k| views[k].dir.card(cursors[k]) == 1 << 16)
-                    {
-                        if emit {
-                            kernels::pass_through(container(k), key, enc, s);
-                        }
-                        total += 1 << 16;
-                        advance(hits, cursors, views, &mut heap, use_heap);
-                        continue;
-                    }
-                    // A few values, all in arrays: sorted together (the bitset path would
-                    // clear, count and scan 8 KiB for them).
-                    let values: u64 = hits
-                        .iter()
-                        .map(|&k| u64::from(views[k].dir.card(cursors[k])))
-                        .sum();
-                    if values <= SMALL_UNION
-                        && hits
-                            .iter()
-                            .all(|&k| matches!(container(k), Container::Array(_)))
-                    {
-                        s.lows.clear();
-                        for &k in hits.iter() {
-                            if let Container::Array(a) = container(k) {
-                                s.lows.extend(a.iter().map(|v| v.get()));
-                            }
-                        }
-                        s.lows.sort_unstable();
-                        s.lows.dedup();
-                        s.set_lows();
-                    } else {
-                        s.zero_bits();
-                        for (n, &k) in hits.iter().enumerate() {
-                            kernels::or_into_bits(container(k), s);
-                            // Once the accumulated bits are all set, the rest cannot add any.
-                            if n % 8 == 7 && s.bits.iter().all(|&w| w == u64::MAX) {
-                                break;
-                            }
-                        }
-                        kernels::finish_bits(s);
-                    }
-                }
+                total += union_key(key, &entries, emit, s, enc);
             }
-            advance(hits, cursors, views, &mut heap, use_heap);
-            total += u64::from(s.len());
-            if emit {
-                s.emit(key, enc);
-            } else {
-                s.clear();
-            }
+            let mut heap = heap.into_vec();
+            heap.clear();
+            self.heap = heap;
         }
-        let mut heap = heap.into_vec();
-        heap.clear();
-        self.heap = heap;
+        self.entries = recycle(entries);
         total
     }
+}
+
+/// Counts each key's containers into `counts` (`span` keys from `lo`); `false` if the keys
+/// of some input are not strictly increasing (possible only in a view from
+/// `from_bytes_unchecked`), which the grouping needs.
+fn count_keys(views: &[FrozenBitmap<'_>], lo: u16, span: usize, counts: &mut Vec<u32>) -> bool {
+    counts.clear();
+    counts.resize(span, 0);
+    for v in views {
+        let mut next = 0usize; // every key is at least lo
+        for i in 0..v.dir.n() {
+            let k = usize::from(v.dir.key(i).wrapping_sub(lo));
+            if k < next || k >= span {
+                return false;
+            }
+            counts[k] += 1;
+            next = k + 1;
+        }
+    }
+    true
+}
+
+/// Keys are grouped by a counting sort (rather than through a heap) when their span is at
+/// most this many times the number of containers.
+const GROUP_SPAN: usize = 8;
+
+/// At most this many containers are grouped at a time (unless one key has more), which
+/// bounds the writer's scratch memory.
+const WINDOW: usize = 1 << 16;
+
+/// The union of one key's containers, each with its stored cardinality: emitted into
+/// `enc` if `emit`; returns the number of values.
+fn union_key(
+    key: u16,
+    hits: &[(Container<'_>, u32)],
+    emit: bool,
+    s: &mut Scratch,
+    enc: &mut super::encode::Encoder,
+) -> u64 {
+    match *hits {
+        [] => return 0,
+        [(_, card)] if !emit => return u64::from(card),
+        [(c, card)] => {
+            kernels::pass_through(c, key, enc, s);
+            return u64::from(card);
+        }
+        [(a, x), (b, y)] if !emit => {
+            return u64::from(x) + u64::from(y) - count::intersection_len(a, b);
+        }
+        [(a, _), (b, _)] => kernels::binary(Op::Or, a, b, s),
+        _ => {
+            s.clear();
+            // A full container (stored cardinality 65536) makes the union full: nothing
+            // else needs reading.
+            if let Some(&(c, _)) = hits.iter().find(|&&(_, card)| card == 1 << 16) {
+                if emit {
+                    kernels::pass_through(c, key, enc, s);
+                }
+                return 1 << 16;
+            }
+            // A few values, all in arrays: sorted together (the bitset path would clear,
+            // count and scan 8 KiB for them).
+            let values: u64 = hits.iter().map(|&(_, card)| u64::from(card)).sum();
+            if values <= SMALL_UNION && hits.iter().all(|(c, _)| matches!(c, Container::Array(_))) {
+                s.lows.clear();
+                for (c, _) in hits {
+                    if let Container::Array(a) = c {
+                        s.lows.extend(a.iter().map(|v| v.get()));
+                    }
+                }
+                s.lows.sort_unstable();
+                s.lows.dedup();
+                s.set_lows();
+            } else {
+                s.zero_bits();
+                for (n, &(c, _)) in hits.iter().enumerate() {
+                    kernels::or_into_bits(c, s);
+                    // Once the accumulated bits are all set, the rest cannot add any.
+                    if n % 8 == 7 && s.bits.iter().all(|&w| w == u64::MAX) {
+                        break;
+                    }
+                }
+                kernels::finish_bits(s);
+            }
+        }
+    }
+    let n = u64::from(s.len());
+    if emit {
+        s.emit(key, enc);
+    } else {
+        s.clear();
+    }
+    n
 }
 
 /// Up to this many values in the array containers of one key, a many-way union sorts them
 /// instead of accumulating a bitset.
 const SMALL_UNION: u64 = 128;
-
-/// Moves the inputs that held the current key to their next container; with the heap, puts
-/// their next keys in it.
-fn advance(
-    hits: &[usize],
-    cursors: &mut [usize],
-    views: &[FrozenBitmap<'_>],
-    heap: &mut alloc::collections::BinaryHeap<core::cmp::Reverse<(u16, u32)>>,
-    use_heap: bool,
-) {
-    for &k in hits {
-        cursors[k] += 1;
-        let d = &views[k].dir;
-        if use_heap && cursors[k] < d.n() {
-            heap.push(core::cmp::Reverse((d.key(cursors[k]), k as u32)));
-        }
-    }
-}
 
 /// Re-encodes containers `from..` of `d` canonically.
 fn copy_rest(d: &Directory<'_>, from: usize, s: &mut Scratch, enc: &mut super::encode::Encoder) {
