@@ -182,7 +182,7 @@ proptest! {
 }
 
 /// Many-way unions of many inputs whose keys are spread out (next key found through a
-/// heap) or shared (found by scanning the inputs), with few values per key (sorted
+/// heap) or close together (containers grouped by key), with few values per key (sorted
 /// together) or many (accumulated in a bitset): byte-identical to writing the model.
 #[test]
 fn many_way_union_key_selection_and_small_keys() {

@@ -30,6 +30,28 @@ crate::simd::dispatch! {
 }
 
 crate::simd::dispatch! {
+    /// `s = s ∪ a ∪ b` with `s` a bitset, for two run containers: their runs are set in
+    /// turn. Consecutive runs of one container often share a word, and each would wait
+    /// for the previous one's store to that word; the other container's run, most often in
+    /// another word, fills the wait (−7 % for the union of all of wikileaks; four
+    /// containers at a time gain nothing more).
+    pub(crate) fn or_two_runs_into_bits(a: &[RunLE], b: &[RunLE], s: &mut Scratch) -> () => or_two_runs_into_bits_impl;
+}
+
+#[inline(always)]
+fn or_two_runs_into_bits_impl(a: &[RunLE], b: &[RunLE], s: &mut Scratch) {
+    let n = a.len().min(b.len());
+    for (x, y) in a.iter().zip(b) {
+        let (s1, e1) = run(x);
+        fill_bits(&mut s.bits, s1, e1);
+        let (s2, e2) = run(y);
+        fill_bits(&mut s.bits, s2, e2);
+    }
+    fill_runs(&mut s.bits, &a[n..]);
+    fill_runs(&mut s.bits, &b[n..]);
+}
+
+crate::simd::dispatch! {
     /// `s = s ∩ c`, in place (many-way intersection).
     pub(crate) fn and_in_place(c: Container<'_>, s: &mut Scratch) -> () => and_in_place_impl;
 }

@@ -510,12 +510,24 @@ fn union_key(
                 s.set_lows();
             } else {
                 s.zero_bits();
+                // Run containers two at a time (see `or_two_runs_into_bits`).
+                let mut pending = None;
                 for (n, &(c, _)) in hits.iter().enumerate() {
-                    kernels::or_into_bits(c, s);
+                    match (c, pending) {
+                        (Container::Run(r), None) => pending = Some(r),
+                        (Container::Run(r), Some(p)) => {
+                            kernels::or_two_runs_into_bits(p, r, s);
+                            pending = None;
+                        }
+                        _ => kernels::or_into_bits(c, s),
+                    }
                     // Once the accumulated bits are all set, the rest cannot add any.
                     if n % 8 == 7 && s.bits.iter().all(|&w| w == u64::MAX) {
                         break;
                     }
+                }
+                if let Some(r) = pending {
+                    kernels::or_into_bits(Container::Run(r), s);
                 }
                 kernels::finish_bits(s);
             }
