@@ -210,7 +210,23 @@ fn run_run(a: &[RunLE], b: &[RunLE]) -> u64 {
     let ((mut s1, mut e1), (mut s2, mut e2)) = (bounds(first_a), bounds(first_b));
     let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);
     loop {
-        n += u64::from((e1.min(e2) + 1).saturating_sub(s1.max(s2)));
+        if e1 < s2 {
+            i += 1;
+            match a.get(i) {
+                Some(r) => (s1, e1) = bounds(r),
+                None => return n,
+            }
+            continue;
+        }
+        if e2 < s1 {
+            j += 1;
+            match b.get(j) {
+                Some(r) => (s2, e2) = bounds(r),
+                None => return n,
+            }
+            continue;
+        }
+        n += u64::from(e1.min(e2) + 1 - s1.max(s2));
         let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
         if adv_a {
             i += 1;
