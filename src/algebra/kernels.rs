@@ -798,10 +798,24 @@ fn and_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u1
     let (mut i, mut j) = (0, 0);
     let ((mut s1, mut e1), (mut s2, mut e2)) = (a.at(0), b.at(0));
     loop {
-        let (st, en) = (s1.max(s2), e1.min(e2));
-        if st <= en {
-            push_run(out, st, en);
+        // Runs that end before the other's run starts are passed in tight loops.
+        if e1 < s2 {
+            i += 1;
+            if i == a.n() {
+                return;
+            }
+            (s1, e1) = a.at(i);
+            continue;
         }
+        if e2 < s1 {
+            j += 1;
+            if j == b.n() {
+                return;
+            }
+            (s2, e2) = b.at(j);
+            continue;
+        }
+        push_run(out, s1.max(s2), e1.min(e2));
         let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
         if adv_a {
             i += 1;
