@@ -226,11 +226,14 @@ impl Scratch {
                 encode::bitset_runs_into(&self.bits, |w| w, runs as usize, out)
             }
             (Repr::Bits, ContainerKind::Array) => extract(&self.bits, |w| w, card as usize, out),
-            (Repr::Runs, ContainerKind::Run) => write_runs(out, self.runs.len(), |sink| {
-                for &(s, e) in &self.runs {
-                    sink.put(s, e);
+            (Repr::Runs, ContainerKind::Run) => {
+                // A plain loop over pairs, which vectorizes (the runs are known in full).
+                let dst = cast::grow_u16s(out, 2 * self.runs.len());
+                for (pair, &(s, e)) in dst.chunks_exact_mut(2).zip(&self.runs) {
+                    pair[0].set(s);
+                    pair[1].set(e.wrapping_sub(s));
                 }
-            }),
+            }
             (Repr::Runs, ContainerKind::Array) => {
                 self.lows2.clear();
                 for &(s, e) in &self.runs {
