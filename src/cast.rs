@@ -151,6 +151,14 @@ pub(crate) fn grow_u16s(out: &mut alloc::vec::Vec<u8>, n: usize) -> &mut [U16] {
     <[U16]>::mut_from_bytes(&mut out[start..]).expect("an even number of bytes")
 }
 
+/// `values` (of even length; a last odd value is left out) as pairs: each `U32` holds
+/// `values[2i]` in its low half and `values[2i + 1]` in its high half.
+#[inline]
+pub(crate) fn u16_pairs_mut(values: &mut [U16]) -> &mut [U32] {
+    let even = values.len() & !1;
+    <[U32]>::mut_from_bytes(values[..even].as_mut_bytes()).expect("an even number of u16s")
+}
+
 /// Appends `words` as little-endian bytes: one bulk copy on little-endian hosts.
 #[cfg(feature = "alloc")]
 #[inline]

@@ -405,9 +405,11 @@ pub(crate) fn bitset_runs_into<T: Copy>(
         }
     }
     let k = k.min(cap) & !1;
-    for pair in dst[..k].chunks_exact_mut(2) {
-        let s = pair[0].get();
-        pair[1].set(pair[1].get().wrapping_sub(s).wrapping_sub(1));
+    // (start, one past the end) to (start, length − 1), as 32-bit lanes (vectorizes).
+    for pair in cast::u16_pairs_mut(&mut dst[..k]) {
+        let x = pair.get();
+        let (s, end) = (x & 0xFFFF, x >> 16);
+        pair.set(s | (end.wrapping_sub(s).wrapping_sub(1) << 16));
     }
     out.truncate(start + 2 * k);
 }
