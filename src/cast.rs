@@ -153,6 +153,7 @@ pub(crate) fn grow_u16s(out: &mut alloc::vec::Vec<u8>, n: usize) -> &mut [U16] {
 
 /// `values` (of even length; a last odd value is left out) as pairs: each `U32` holds
 /// `values[2i]` in its low half and `values[2i + 1]` in its high half.
+#[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn u16_pairs_mut(values: &mut [U16]) -> &mut [U32] {
     let even = values.len() & !1;
