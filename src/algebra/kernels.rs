@@ -213,11 +213,10 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             // Or, Xor (commutative), and bitset − array.
             copy_bits(&mut s.bits, y);
             // One loop per operation (the match hoisted out of the per-value loop).
-            let bit_of = |v: &U16| (usize::from(v.get() >> 6), 1u64 << (v.get() & 63));
             match op {
-                Op::Or => x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] |= m),
-                Op::Xor => x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] ^= m),
-                _ => x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] &= !m),
+                Op::Or => set_values(&mut s.bits, x, |w, m| *w |= m),
+                Op::Xor => set_values(&mut s.bits, x, |w, m| *w ^= m),
+                _ => set_values(&mut s.bits, x, |w, m| *w &= !m),
             }
             s.set_bits();
         }
@@ -238,20 +237,17 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             // Large: the runs as word fills, then the values set or flipped.
             s.zero_bits();
             fill_runs(&mut s.bits, y);
-            let bit_of = |v: &U16| (usize::from(v.get() >> 6), 1u64 << (v.get() & 63));
             if op == Op::Or {
-                x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] |= m);
+                set_values(&mut s.bits, x, |w, m| *w |= m);
             } else {
-                x.iter().map(bit_of).for_each(|(w, m)| s.bits[w] ^= m);
+                set_values(&mut s.bits, x, |w, m| *w ^= m);
             }
             s.set_bits();
         }
         (Op::AndNot, Run(x), Array(y)) if x.len() + y.len() > RUN_MERGE_MAX => {
             s.zero_bits();
             fill_runs(&mut s.bits, x);
-            for v in y {
-                s.bits[usize::from(v.get() >> 6)] &= !(1u64 << (v.get() & 63));
-            }
+            set_values(&mut s.bits, y, |w, m| *w &= !m);
             s.set_bits();
         }
         (Op::Or, Array(x), Run(y)) | (Op::Or, Run(y), Array(x)) => {
@@ -341,15 +337,30 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
     }
 }
 
+/// Applies `f(word, bit)` for each value of `a`, taking the first and the second half of
+/// the values in turn: neighbouring values often share a word, and each update of a word
+/// would wait for the previous update's store; the other half's value, in another word,
+/// fills the wait.
+#[inline(always)]
+fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], f: impl Fn(&mut u64, u64)) {
+    let (lo, hi) = a.split_at(a.len() / 2);
+    let mut apply = |v: &U16| {
+        let v = v.get();
+        f(&mut bits[usize::from(v >> 6)], 1 << (v & 63));
+    };
+    for (x, y) in lo.iter().zip(hi) {
+        apply(x);
+        apply(y);
+    }
+    if let Some(last) = hi.get(lo.len()) {
+        apply(last);
+    }
+}
+
 #[inline(always)]
 fn or_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
     match c {
-        Container::Array(a) => {
-            for v in a {
-                let v = v.get();
-                s.bits[usize::from(v >> 6)] |= 1 << (v & 63);
-            }
-        }
+        Container::Array(a) => set_values(&mut s.bits, a, |w, m| *w |= m),
         Container::Bitset(b) => {
             for (d, w) in s.bits.iter_mut().zip(b.iter()) {
                 *d |= w.get();
