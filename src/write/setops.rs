@@ -195,7 +195,12 @@ impl Writer {
     /// Writes the union of any number of bitmaps (a slice of views, or any iterator of
     /// views or references to views), appending to `out` in the frozen format. Containers
     /// present in one input are re-encoded as they are; in two, combined by the pairwise
-    /// kernels; in more, accumulated in a bitset and counted once at the end. No
+    /// kernels; in more, accumulated in a bitset and counted once at the end. When the
+    /// inputs' keys are close together, their containers are first grouped by key with a
+    /// counting sort, reading each input's directory once, in order (at most 65,536
+    /// containers at a time, or one key's if more inputs hold it: 32 bytes each, plus 4
+    /// bytes per key of the span, in the writer's scratch); when they
+    /// are spread out, the next key comes from a heap of the inputs' next keys. No
     /// allocation per call in steady state.
     ///
     /// # Errors
