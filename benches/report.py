@@ -4,23 +4,35 @@
 Reads target/criterion/<dataset>/<benchmark>/new/estimates.json (median time) and
 target/criterion/allocations.tsv, and prints Markdown tables of *ratios* (peer time / our
 time: above 1 means frozen-roaring is faster). Absolute times are not reported: the
-machines are shared and noisy; ratios from one run are what the README quotes.
+machines are shared and noisy. With FR_CRITERION_RUNS (copies of target/criterion from
+several runs, colon-separated), each time is the median over those runs.
 """
 import json
 import os
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "criterion")
+# Copies of target/criterion from several runs (`FR_CRITERION_RUNS=dir1:dir2:dir3`): each
+# benchmark's time is then the median over the runs that have it, which damps the noise
+# of a shared machine. Default: the last run only.
+ROOTS = [r for r in os.environ.get("FR_CRITERION_RUNS", "").split(":") if r] or [ROOT]
 
 
 def median(group, bench, nested=False):
     name = bench if nested else bench.replace("/", "_")
-    path = os.path.join(ROOT, group, *name.split("/"), "new", "estimates.json")
-    try:
-        with open(path) as f:
-            return json.load(f)["median"]["point_estimate"]
-    except OSError:
+    times = []
+    for root in ROOTS:
+        path = os.path.join(root, group, *name.split("/"), "new", "estimates.json")
+        try:
+            with open(path) as f:
+                times.append(json.load(f)["median"]["point_estimate"])
+        except OSError:
+            pass
+    if not times:
         return None
+    times.sort()
+    mid = len(times) // 2
+    return times[mid] if len(times) % 2 else (times[mid - 1] + times[mid]) / 2
 
 
 def ratio(num, den):
