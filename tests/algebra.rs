@@ -209,24 +209,32 @@ fn many_way_union_key_selection_and_small_keys() {
                     .collect()
             })
             .collect();
-        let bytes: Vec<Vec<u8>> = sets.iter().map(encode).collect();
-        let views: Vec<FrozenBitmap> = bytes
-            .iter()
-            .map(|b| FrozenBitmap::from_bytes(b).unwrap())
-            .collect();
-        let union: BTreeSet<u32> = sets.iter().flatten().copied().collect();
-        let mut out = Vec::new();
-        let r = w.union_many_into(&views, &mut out).unwrap();
-        assert!(
-            out[r] == encode(&union)[..],
-            "spread {spread}, {per_key} per key"
+        check_many_way_union(
+            &mut w,
+            &sets,
+            &format!("spread {spread}, {per_key} per key"),
         );
-        assert_eq!(w.union_many_len(&views), union.len() as u64);
-        let mut relaxed = Writer::new().with_canonical(false);
-        let r = relaxed.union_many_into(&views, &mut out).unwrap();
-        let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
-        assert!(v.iter().eq(union.iter().copied()));
     }
+}
+
+/// The union of `sets` written by `w.union_many_into` (byte-identical to writing the
+/// model), counted by `union_many_len`, and written without canonical kinds (strictly
+/// valid, the model's values).
+fn check_many_way_union(w: &mut Writer, sets: &[BTreeSet<u32>], what: &str) {
+    let bytes: Vec<Vec<u8>> = sets.iter().map(encode).collect();
+    let views: Vec<FrozenBitmap> = bytes
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let union: BTreeSet<u32> = sets.iter().flatten().copied().collect();
+    let mut out = Vec::new();
+    let r = w.union_many_into(&views, &mut out).unwrap();
+    assert!(out[r] == encode(&union)[..], "{what}");
+    assert_eq!(w.union_many_len(&views), union.len() as u64, "{what}");
+    let mut relaxed = Writer::new().with_canonical(false);
+    let r = relaxed.union_many_into(&views, &mut out).unwrap();
+    let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+    assert!(v.iter().eq(union.iter().copied()), "{what}");
 }
 
 #[test]
@@ -241,30 +249,12 @@ fn many_way_union_groups_keys_window_by_window() {
                 .collect()
         })
         .collect();
-    let bytes: Vec<Vec<u8>> = sets.iter().map(encode).collect();
-    let views: Vec<FrozenBitmap> = bytes
-        .iter()
-        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
-        .collect();
-    let union: BTreeSet<u32> = sets.iter().flatten().copied().collect();
     let mut w = Writer::new();
-    let mut out = Vec::new();
-    let r = w.union_many_into(&views, &mut out).unwrap();
-    assert!(out[r] == encode(&union)[..]);
-    assert_eq!(w.union_many_len(&views), union.len() as u64);
-
+    check_many_way_union(&mut w, &sets, "90,000 containers");
     let sets: Vec<BTreeSet<u32>> = (0..70_000u32)
         .map(|v| BTreeSet::from([(5 << 16) | (v * 3 % 65_536)]))
         .collect();
-    let bytes: Vec<Vec<u8>> = sets.iter().map(encode).collect();
-    let views: Vec<FrozenBitmap> = bytes
-        .iter()
-        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
-        .collect();
-    let union: BTreeSet<u32> = sets.iter().flatten().copied().collect();
-    let r = w.union_many_into(&views, &mut out).unwrap();
-    assert!(out[r] == encode(&union)[..]);
-    assert_eq!(w.union_many_len(&views), union.len() as u64);
+    check_many_way_union(&mut w, &sets, "70,000 inputs of one key");
 }
 
 #[test]
