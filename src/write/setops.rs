@@ -383,8 +383,13 @@ impl Writer {
                 entries.resize(n, (crate::container::EMPTY, 0));
                 for (v, cur) in views.iter().zip(cursors.iter_mut()) {
                     let d = &v.dir;
-                    while *cur < d.n() && usize::from(d.key(*cur) - lo) < k1 {
-                        let slot = &mut counts[usize::from(d.key(*cur) - lo)];
+                    while *cur < d.n() {
+                        // Keys are at least `lo` and increasing (`count_keys` checked).
+                        let k = usize::from(d.key(*cur) - lo);
+                        if k >= k1 {
+                            break;
+                        }
+                        let slot = &mut counts[k];
                         entries[*slot as usize] = (d.container(*cur), d.card(*cur));
                         *slot += 1; // ends as where the key's entries end
                         *cur += 1;
