@@ -294,63 +294,76 @@ impl Writer {
     /// Many-way union (`and == false`) or intersection; emits containers into the encoder
     /// if `emit`, and returns the number of values either way.
     fn many(&mut self, views: &[FrozenBitmap<'_>], emit: bool, and: bool) -> u64 {
+        self.cursors.clear();
+        self.cursors.resize(views.len(), 0);
+        self.scratch.clear();
+        if and {
+            self.intersect_many(views, emit)
+        } else {
+            self.unite_many(views, emit)
+        }
+    }
+
+    /// See [`many`](Self::many): the intersection.
+    fn intersect_many(&mut self, views: &[FrozenBitmap<'_>], emit: bool) -> u64 {
+        let (s, enc, cursors) = (&mut self.scratch, &mut self.enc, &mut self.cursors);
+        let mut total = 0u64;
+        // Smallest first: fewest containers to look up, earliest exit.
+        let Some(first) = (0..views.len()).min_by_key(|&k| views[k].dir.n()) else {
+            return 0;
+        };
+        let d0 = &views[first].dir;
+        'keys: for i in 0..d0.n() {
+            let key = d0.key(i);
+            s.clear();
+            let mut started = false;
+            for (k, v) in views.iter().enumerate() {
+                if k == first {
+                    continue;
+                }
+                let d = &v.dir;
+                let c = d.lower_bound(key, cursors[k], d.n());
+                cursors[k] = c;
+                if c == d.n() {
+                    s.clear();
+                    break 'keys; // no later key can be in every bitmap
+                }
+                if d.key(c) != key {
+                    s.clear();
+                    continue 'keys;
+                }
+                if started {
+                    kernels::and_in_place(d.container(c), s);
+                } else {
+                    kernels::binary(Op::And, d0.container(i), d.container(c), s);
+                    started = true;
+                }
+                if s.len() == 0 {
+                    continue 'keys;
+                }
+            }
+            if !started {
+                s.load(d0.container(i)); // a single input
+            }
+            total += u64::from(s.len());
+            if emit {
+                s.emit(key, enc);
+            } else {
+                s.clear();
+            }
+        }
+        total
+    }
+
+    /// See [`many`](Self::many): the union.
+    fn unite_many(&mut self, views: &[FrozenBitmap<'_>], emit: bool) -> u64 {
         let (s, enc, cursors, hits) = (
             &mut self.scratch,
             &mut self.enc,
             &mut self.cursors,
             &mut self.hits,
         );
-        cursors.clear();
-        cursors.resize(views.len(), 0);
-        s.clear();
         let mut total = 0u64;
-        if and {
-            // Smallest first: fewest containers to look up, earliest exit.
-            let Some(first) = (0..views.len()).min_by_key(|&k| views[k].dir.n()) else {
-                return 0;
-            };
-            let d0 = &views[first].dir;
-            'keys: for i in 0..d0.n() {
-                let key = d0.key(i);
-                s.clear();
-                let mut started = false;
-                for (k, v) in views.iter().enumerate() {
-                    if k == first {
-                        continue;
-                    }
-                    let d = &v.dir;
-                    let c = d.lower_bound(key, cursors[k], d.n());
-                    cursors[k] = c;
-                    if c == d.n() {
-                        s.clear();
-                        break 'keys; // no later key can be in every bitmap
-                    }
-                    if d.key(c) != key {
-                        s.clear();
-                        continue 'keys;
-                    }
-                    if started {
-                        kernels::and_in_place(d.container(c), s);
-                    } else {
-                        kernels::binary(Op::And, d0.container(i), d.container(c), s);
-                        started = true;
-                    }
-                    if s.len() == 0 {
-                        continue 'keys;
-                    }
-                }
-                if !started {
-                    s.load(d0.container(i)); // a single input
-                }
-                total += u64::from(s.len());
-                if emit {
-                    s.emit(key, enc);
-                } else {
-                    s.clear();
-                }
-            }
-            return total;
-        }
         let (lo, hi) = views
             .iter()
             .filter(|v| v.dir.n() > 0)
