@@ -129,12 +129,61 @@ pub(crate) fn read_u32(bytes: &[u8], offset: usize) -> Option<u32> {
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// Bulk copies longer than this are made in pieces of this size. glibc's `memcpy` turns to
+/// `rep movsb` above about 2 KiB (2,112 bytes on CPUs with fast short `rep movsb`), and on
+/// AMD Zen CPUs `rep movsb` runs up to 25 times slower when the destination lies less than
+/// 64 bytes after the source modulo 4 KiB (measured here: 915 ns instead of 37 ns for
+/// 2,400 bytes). Result buffers and scratch vectors meet such offsets often enough to cost
+/// a third of an array ∪ array union; pieces of 2 KiB take glibc's vector loop instead.
+pub(crate) const COPY_PIECE: usize = 2048;
+
+/// `out.extend_from_slice(bytes)`, in pieces of at most [`COPY_PIECE`] bytes.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn extend_bytes(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
+    if bytes.len() <= COPY_PIECE {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.reserve(bytes.len());
+    for piece in bytes.chunks(COPY_PIECE) {
+        out.extend_from_slice(piece);
+    }
+}
+
+/// `dst.copy_from_slice(src)`, in pieces of at most [`COPY_PIECE`] bytes (see there).
+/// Panics if the lengths differ.
+#[inline]
+pub(crate) fn copy_bytes<T: Copy>(dst: &mut [T], src: &[T]) {
+    assert_eq!(
+        dst.len(),
+        src.len(),
+        "copy between slices of different lengths"
+    );
+    let piece = COPY_PIECE / core::mem::size_of::<T>().max(1);
+    for (d, s) in dst.chunks_mut(piece).zip(src.chunks(piece)) {
+        d.copy_from_slice(s);
+    }
+}
+
+/// Copies stored little-endian values into native ones (`dst` and `src` of one length):
+/// a bulk copy in pieces (see [`COPY_PIECE`]) on little-endian hosts.
+#[inline]
+pub(crate) fn copy_u16s(dst: &mut [u16], src: &[U16]) {
+    #[cfg(target_endian = "little")]
+    copy_bytes(dst.as_mut_bytes(), src.as_bytes());
+    #[cfg(not(target_endian = "little"))]
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = s.get();
+    }
+}
+
 /// Appends `values` as little-endian bytes: one bulk copy on little-endian hosts.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn extend_u16s(out: &mut alloc::vec::Vec<u8>, values: &[u16]) {
     #[cfg(target_endian = "little")]
-    out.extend_from_slice(values.as_bytes());
+    extend_bytes(out, values.as_bytes());
     #[cfg(not(target_endian = "little"))]
     for v in values {
         out.extend_from_slice(&v.to_le_bytes());
@@ -165,7 +214,7 @@ pub(crate) fn u16_pairs_mut(values: &mut [U16]) -> &mut [U32] {
 #[inline]
 pub(crate) fn extend_u64s(out: &mut alloc::vec::Vec<u8>, words: &[u64]) {
     #[cfg(target_endian = "little")]
-    out.extend_from_slice(words.as_bytes());
+    extend_bytes(out, words.as_bytes());
     #[cfg(not(target_endian = "little"))]
     for w in words {
         out.extend_from_slice(&w.to_le_bytes());

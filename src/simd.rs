@@ -409,37 +409,68 @@ mod x86_kernels {
         }
         let small = &mut small[..n];
         small.sort_unstable();
-        // Appends `v` unless it is not above the last value stored (a duplicate).
-        fn push(v: u16, dst: &mut [u16], k: &mut usize) {
-            if *k == 0 || v > dst[*k - 1] {
-                dst[*k] = v;
-                *k += 1;
-            }
-        }
-        let mut rest = long;
-        for &v in small.iter() {
-            // Values of `long` below `v` go first, in bulk (after a possible duplicate of the
-            // last value stored).
-            let below = rest.partition_point(|x| x.get() < v);
-            let (head, tail) = rest.split_at(below);
-            if let Some((first, others)) = head.split_first() {
-                push(first.get(), dst, &mut k);
-                for (d, x) in dst[k..].iter_mut().zip(others) {
-                    *d = x.get();
-                }
-                k += others.len();
-            }
-            rest = tail;
-            push(v, dst, &mut k);
-        }
-        if let Some((first, others)) = rest.split_first() {
-            push(first.get(), dst, &mut k);
-            for (d, x) in dst[k..].iter_mut().zip(others) {
-                *d = x.get();
-            }
-            k += others.len();
-        }
+        k += merge_short_into(small, long, dst, k);
         out.truncate(start + k);
+    }
+
+    /// Writes the union of `small` (sorted, a few values, duplicates allowed) and `long`
+    /// (sorted, no duplicates) at `dst[k..]`, skipping a duplicate of `dst[k − 1]` (the last
+    /// value already stored, if `k > 0`; nothing stored before is above a value of either);
+    /// returns how many were written. The values of `long` below each small value are
+    /// copied 8 at a time (a compare counts how many of the 8 are below; all 8 are
+    /// stored, the extra ones overwritten next), then the rest of `long` in one copy: no
+    /// search and no `memcpy` call per small value. `dst[k..]` must have room for the
+    /// union plus 8.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    fn merge_short_into(small: &[u16], long: &[U16], dst: &mut [u16], k: usize) -> usize {
+        let first = k;
+        let mut k = k;
+        let mut li = 0usize;
+        let flip = _mm_set1_epi16(i16::MIN);
+        // The first value of `long` may equal the last value stored.
+        if k > 0 && long.first().is_some_and(|x| x.get() == dst[k - 1]) {
+            li = 1;
+        }
+        for &v in small {
+            let needle = _mm_set1_epi16((v ^ 0x8000) as i16);
+            loop {
+                if li + 8 <= long.len() {
+                    // SAFETY: `li + 8 <= long.len()`.
+                    let x = unsafe { load8(long, li) };
+                    let below = lane_mask(_mm_cmpgt_epi16(needle, _mm_xor_si128(x, flip)));
+                    let slots = &mut dst[k..k + 8];
+                    // SAFETY: `slots` is 8 `u16`, 16 bytes, exactly what is stored;
+                    // unaligned store.
+                    unsafe { _mm_storeu_si128(slots.as_mut_ptr().cast::<__m128i>(), x) };
+                    // `long` is sorted: the lanes below `v` are a prefix.
+                    let n = below.count_ones() as usize;
+                    k += n;
+                    li += n;
+                    if n < 8 {
+                        break;
+                    }
+                } else {
+                    while li < long.len() && long[li].get() < v {
+                        dst[k] = long[li].get();
+                        k += 1;
+                        li += 1;
+                    }
+                    break;
+                }
+            }
+            if k == 0 || v > dst[k - 1] {
+                dst[k] = v;
+                k += 1;
+            }
+            if long.get(li).is_some_and(|x| x.get() == v) {
+                li += 1;
+            }
+        }
+        let rest = &long[li..];
+        crate::cast::copy_u16s(&mut dst[k..k + rest.len()], rest);
+        k + rest.len() - first
     }
 
     /// See [`super::difference_u16`] (Lemire et al., as in CRoaring): each block of 8 values
@@ -600,9 +631,7 @@ mod x86_kernels {
         let mut rest = long;
         for &v in &small[..m] {
             let below = rest.partition_point(|x| x.get() < v);
-            for (d, x) in dst[k..].iter_mut().zip(&rest[..below]) {
-                *d = x.get();
-            }
+            crate::cast::copy_u16s(&mut dst[k..k + below], &rest[..below]);
             k += below;
             rest = &rest[below..];
             if rest.first().is_some_and(|x| x.get() == v) {
@@ -612,9 +641,7 @@ mod x86_kernels {
                 k += 1;
             }
         }
-        for (d, x) in dst[k..].iter_mut().zip(rest) {
-            *d = x.get();
-        }
+        crate::cast::copy_u16s(&mut dst[k..k + rest.len()], rest);
         k += rest.len();
         out.truncate(start + k);
     }

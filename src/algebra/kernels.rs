@@ -138,8 +138,7 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
         return;
     }
     let start = enc.begin(kind, runs as usize);
-    enc.payload
-        .extend_from_slice(crate::container::payload_bytes(&c));
+    crate::cast::extend_bytes(&mut enc.payload, crate::container::payload_bytes(&c));
     enc.record(key, kind, card, start);
 }
 

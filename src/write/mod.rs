@@ -138,7 +138,7 @@ trait Sink {
 impl Sink for Vec<u8> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
+        crate::cast::extend_bytes(self, bytes);
     }
     #[inline]
     fn zeros(&mut self, n: usize) {
@@ -160,7 +160,7 @@ struct SliceSink<'b> {
 impl Sink for SliceSink<'_> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        self.buf[self.pos..self.pos + bytes.len()].copy_from_slice(bytes);
+        crate::cast::copy_bytes(&mut self.buf[self.pos..self.pos + bytes.len()], bytes);
         self.pos += bytes.len();
     }
     #[inline]
@@ -492,7 +492,7 @@ impl Writer {
             self.last_bitset = parsed.has_bitset;
             start = pad(out, parsed.has_bitset);
             out.reserve(total);
-            out.extend_from_slice(body);
+            crate::cast::extend_bytes(out, body);
         } else {
             let src = Viewed(bitmap);
             let has_bitset;
@@ -573,7 +573,7 @@ impl Writer {
         let parsed = crate::view::open::parse::<false>(bitmap.as_bytes())?;
         let start = out.len();
         if parsed.bm.format() == Format::Portable {
-            out.extend_from_slice(parsed.bm.as_bytes());
+            crate::cast::extend_bytes(out, parsed.bm.as_bytes());
         } else {
             let src = Viewed(&parsed.bm);
             portable::check(&src)?;

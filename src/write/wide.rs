@@ -115,7 +115,7 @@ fn emit_frozen64(
         out.extend_from_slice(&cum.to_le_bytes());
     }
     out.resize(start + base, 0);
-    out.extend_from_slice(stage);
+    crate::cast::extend_bytes(out, stage);
     if checksum {
         let crc = crc32c(&out[start..]);
         out.extend_from_slice(&crc.to_le_bytes());
