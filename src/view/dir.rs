@@ -329,18 +329,44 @@ pub(crate) fn common_keys(
     b: &Directory<'_>,
     f: impl FnMut(usize, usize) -> bool,
 ) {
+    common_keys_from(a, b, (0, 0), f);
+}
+
+/// The positions `(i, j)` of the first key present in both directories.
+#[inline]
+pub(crate) fn first_common_key(a: &Directory<'_>, b: &Directory<'_>) -> Option<(usize, usize)> {
+    let mut first = None;
+    common_keys(a, b, |i, j| {
+        first = Some((i, j));
+        false
+    });
+    first
+}
+
+/// [`common_keys`] from positions `from = (i, j)` on (from [`first_common_key`]).
+#[inline(always)]
+pub(crate) fn common_keys_from(
+    a: &Directory<'_>,
+    b: &Directory<'_>,
+    from: (usize, usize),
+    f: impl FnMut(usize, usize) -> bool,
+) {
     match (a, b) {
-        (Directory::Frozen(x), Directory::Frozen(y)) => walk_common(x.keys, y.keys, f),
-        (Directory::Frozen(x), Directory::Portable(y)) => walk_common(x.keys, y.descs, f),
-        (Directory::Portable(x), Directory::Frozen(y)) => walk_common(x.descs, y.keys, f),
-        (Directory::Portable(x), Directory::Portable(y)) => walk_common(x.descs, y.descs, f),
+        (Directory::Frozen(x), Directory::Frozen(y)) => walk_common(x.keys, y.keys, from, f),
+        (Directory::Frozen(x), Directory::Portable(y)) => walk_common(x.keys, y.descs, from, f),
+        (Directory::Portable(x), Directory::Frozen(y)) => walk_common(x.descs, y.keys, from, f),
+        (Directory::Portable(x), Directory::Portable(y)) => walk_common(x.descs, y.descs, from, f),
     }
 }
 
 #[inline(always)]
-fn walk_common<A: Keys, B: Keys>(a: A, b: B, mut f: impl FnMut(usize, usize) -> bool) {
+fn walk_common<A: Keys, B: Keys>(
+    a: A,
+    b: B,
+    (mut i, mut j): (usize, usize),
+    mut f: impl FnMut(usize, usize) -> bool,
+) {
     let (na, nb) = (a.count(), b.count());
-    let (mut i, mut j) = (0, 0);
     while i < na && j < nb {
         let (ka, kb) = (a.at(i), b.at(j));
         if ka < kb {

@@ -26,7 +26,17 @@ impl FrozenBitmap<'_> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn intersection_len(&self, other: &FrozenBitmap<'_>) -> u64 {
-        intersection_len_dirs(&self.dir, &other.dir)
+        // Pairs without a common key (common among small bitmaps) are answered by a short
+        // walk, without entering the large per-CPU-level function that counts.
+        // A common key that is the last of either directory is the only one: its pair of
+        // containers is counted by the (smaller) dispatched kernel alone.
+        match crate::view::dir::first_common_key(&self.dir, &other.dir) {
+            None => 0,
+            Some((i, j)) if i + 1 == self.dir.n() || j + 1 == other.dir.n() => {
+                count::intersection_len(self.dir.container(i), other.dir.container(j))
+            }
+            Some(from) => intersection_len_dirs(&self.dir, &other.dir, from),
+        }
     }
 
     /// `|self ∪ other|`.
@@ -79,17 +89,28 @@ impl FrozenBitmap<'_> {
 }
 
 crate::simd::dispatch! {
-    /// `|a ∩ b|` over two directories: the key walk and the container kernels compiled
-    /// together for each CPU level (one level check per pair of bitmaps, not per container).
-    fn intersection_len_dirs(a: &Directory<'_>, b: &Directory<'_>) -> u64 => intersection_len_dirs_impl;
+    /// `|a ∩ b|` over two directories from their first common key on (`from`, see
+    /// [`first_common_key`](crate::view::dir::first_common_key)): the key walk and the
+    /// container kernels compiled together for each CPU level (one level check per pair
+    /// of bitmaps, not per container).
+    fn intersection_len_dirs(a: &Directory<'_>, b: &Directory<'_>, from: (usize, usize)) -> u64 => intersection_len_dirs_impl;
 }
 
 #[inline(always)]
-fn intersection_len_dirs_impl(a: &Directory<'_>, b: &Directory<'_>) -> u64 {
+fn intersection_len_dirs_impl(a: &Directory<'_>, b: &Directory<'_>, from: (usize, usize)) -> u64 {
     let mut n = 0u64;
-    crate::view::dir::common_keys(a, b, |i, j| {
-        n += count::intersection_len_impl(a.container(i), b.container(j));
-        true
-    });
+    // Inlined by force: a closure is a function of its own, compiled for the baseline CPU
+    // unless inlined into the caller's CPU-level copy (LLVM left this one out of line,
+    // which ran every counting kernel without popcnt or AVX2).
+    crate::view::dir::common_keys_from(
+        a,
+        b,
+        from,
+        #[inline(always)]
+        |i, j| {
+            n += count::intersection_len_impl(a.container(i), b.container(j));
+            true
+        },
+    );
     n
 }
