@@ -166,6 +166,14 @@ pub(crate) fn copy_bytes<T: Copy>(dst: &mut [T], src: &[T]) {
     }
 }
 
+/// Native `u16`s seen as stored little-endian ones (the same bytes on little-endian
+/// hosts; `U16` has no alignment requirement, so the cast always succeeds).
+#[cfg(target_endian = "little")]
+#[inline]
+pub(crate) fn native_as_le(values: &[u16]) -> &[U16] {
+    <[U16]>::ref_from_bytes(values.as_bytes()).expect("U16 is unaligned and 2 bytes")
+}
+
 /// Copies stored little-endian values into native ones (`dst` and `src` of one length):
 /// a bulk copy in pieces (see [`COPY_PIECE`]) on little-endian hosts.
 #[inline]

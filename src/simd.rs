@@ -164,6 +164,20 @@ pub(crate) fn xor_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) -> b
     false
 }
 
+/// The maximal runs of consecutive values in `values` (sorted `u16`s): one plus the
+/// number of values that are not their predecessor plus one (0 for none). With AVX2,
+/// 16 neighbours are compared per step and the breaks counted from the compare mask;
+/// else [`crate::write::encode::count_slice_runs`].
+#[inline]
+pub(crate) fn count_runs_u16(values: &[U16]) -> u32 {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v3() {
+        // SAFETY: `has_v3` confirmed AVX2 and POPCNT on this CPU.
+        return unsafe { x86_kernels::count_runs_u16(values) };
+    }
+    crate::write::encode::count_slice_runs(values, |v| v.get())
+}
+
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86_kernels {
     use super::U16;
@@ -225,6 +239,38 @@ mod x86_kernels {
             }
         }
         n
+    }
+
+    /// See [`super::count_runs_u16`]: `values[i]` is compared with `values[i − 1] + 1`
+    /// for 16 `i` at a time (two overlapping loads); the lanes that differ are breaks.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn count_runs_u16(values: &[U16]) -> u32 {
+        let n = values.len();
+        if n == 0 {
+            return 0;
+        }
+        let one = _mm256_set1_epi16(1);
+        let mut breaks = 0u32;
+        let mut i = 1usize;
+        while i + 16 <= n {
+            // SAFETY: `i − 1 + 16 < i + 16 <= n`: both 32-byte loads lie inside `values`;
+            // unaligned loads; `U16` is two plain little-endian bytes.
+            let (v, p) = unsafe {
+                (
+                    _mm256_loadu_si256(values.as_ptr().add(i).cast::<__m256i>()),
+                    _mm256_loadu_si256(values.as_ptr().add(i - 1).cast::<__m256i>()),
+                )
+            };
+            let follows = _mm256_cmpeq_epi16(v, _mm256_add_epi16(p, one));
+            // Two mask bits per lane.
+            breaks += 16 - (_mm256_movemask_epi8(follows) as u32).count_ones() / 2;
+            i += 16;
+        }
+        for k in i..n {
+            breaks += u32::from(values[k].get() != values[k - 1].get().wrapping_add(1));
+        }
+        1 + breaks
     }
 
     /// Shuffle masks that move the lanes of a vector of 8 `u16` whose bit in the index is

@@ -575,3 +575,61 @@ fn run_kernels_match_the_bitset_path() {
         }
     }
 }
+
+/// Run counts of arrays (16 neighbours per step with AVX2, one by one in the baseline) and
+/// the branch-free array → runs conversion agree with the runs found value by value, on
+/// arrays whose runs are long, short or single values, touching 65535, of every length
+/// around the 16-lane steps; on unsorted (corrupt) arrays they agree with each other.
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn array_run_counts_and_conversion_match_the_values() {
+    use crate::write::encode::{array_runs, array_runs_into};
+    let _guard = FORCE.lock();
+    let mut sets: Vec<Vec<u16>> = alloc::vec![
+        alloc::vec![],
+        alloc::vec![65535],
+        (65500..=65535).collect(),
+        (0..4096).collect(),
+        (0..4096u16).map(|k| k * 2).collect(),
+    ];
+    for len in 0..40u16 {
+        sets.push((0..len).map(|k| k * 3 / 2).collect());
+    }
+    for seed in 0..200u64 {
+        sets.push(random_lows(
+            seed,
+            [5, 17, 33, 100, 1000, 4096][seed as usize % 6],
+        ));
+    }
+    // Corrupt arrays: unsorted, repeated values.
+    for seed in 0..50u64 {
+        let mut next = xorshift(seed);
+        sets.push((0..(seed * 7) as usize).map(|_| next(40) as u16).collect());
+    }
+    for lows in &sets {
+        let mut expected: Vec<u16> = Vec::new();
+        array_runs(lows, |s, e| {
+            expected.push(s);
+            expected.push(e.wrapping_sub(s));
+        });
+        let runs = expected.len() as u32 / 2;
+        let le = as_le(lows);
+        for baseline in [false, true] {
+            #[cfg(all(feature = "std", target_arch = "x86_64"))]
+            crate::simd::x86::force_baseline(baseline);
+            let _ = baseline;
+            assert_eq!(crate::simd::count_runs_u16(&le), runs, "{lows:?}");
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        crate::simd::x86::force_baseline(false);
+        let mut dst = alloc::vec![crate::cast::U16::new(7); 2 * runs as usize];
+        let written = array_runs_into(lows, &mut dst);
+        let got: Vec<u16> = dst[..written].iter().map(|v| v.get()).collect();
+        assert_eq!(got, expected, "{lows:?}");
+        // Too little room: stops, never writes out of bounds.
+        if runs > 0 {
+            let mut short = alloc::vec![crate::cast::U16::new(7); 2 * runs as usize - 2];
+            assert!(array_runs_into(lows, &mut short) <= short.len());
+        }
+    }
+}

@@ -96,7 +96,7 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
             (plain_kind(card), card, 0)
         }
         Container::Array(a) => {
-            let runs = crate::write::encode::count_slice_runs(a, |v| v.get());
+            let runs = crate::simd::count_runs_u16(a);
             (canonical_kind(a.len() as u32, runs), a.len() as u32, runs)
         }
         Container::Bitset(b) => {

@@ -4,7 +4,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::cast::{self, BITSET_WORDS, U16};
+use crate::cast::{self, BITSET_WORDS};
 use crate::container::Container;
 use crate::format::{canonical_kind, max_canonical_runs, plain_kind, ContainerKind};
 use crate::write::encode::{self, Encoder};
@@ -194,6 +194,9 @@ impl Scratch {
             (Repr::Empty, _) => return,
             (Repr::Lows | Repr::Bits, false) => (plain_kind(card), 0),
             (Repr::Lows, true) => {
+                #[cfg(target_endian = "little")]
+                let runs = crate::simd::count_runs_u16(cast::native_as_le(&self.lows));
+                #[cfg(not(target_endian = "little"))]
                 let runs = encode::count_slice_runs(&self.lows, |v| v);
                 (canonical_kind(card, runs), runs)
             }
@@ -211,9 +214,12 @@ impl Scratch {
         match (self.repr, kind) {
             (Repr::Empty, _) => {}
             (Repr::Lows, ContainerKind::Array) => cast::extend_u16s(out, &self.lows),
-            (Repr::Lows, ContainerKind::Run) => write_runs(out, runs as usize, |sink| {
-                encode::array_runs(&self.lows, |s, e| sink.put(s, e))
-            }),
+            (Repr::Lows, ContainerKind::Run) => {
+                let start = out.len();
+                let written =
+                    encode::array_runs_into(&self.lows, cast::grow_u16s(out, 2 * runs as usize));
+                out.truncate(start + 2 * written);
+            }
             (Repr::Lows, ContainerKind::Bitset) => {
                 for &v in &self.lows {
                     self.bits2[usize::from(v >> 6)] |= 1 << (v & 63);
@@ -274,39 +280,6 @@ pub(crate) fn extract<T: Copy>(
     };
     debug_assert_eq!(k, card);
     out.truncate(start + 2 * k.min(card));
-}
-
-/// Appends the `n` runs that `produce` puts into the [`RunSink`] it is given, in order, as
-/// `(start, length − 1)` little-endian pairs written into space reserved up front.
-#[inline(always)]
-fn write_runs(out: &mut Vec<u8>, n: usize, produce: impl FnOnce(&mut RunSink<'_>)) {
-    let start = out.len();
-    let mut sink = RunSink {
-        dst: cast::grow_u16s(out, 2 * n),
-        k: 0,
-    };
-    produce(&mut sink);
-    let written = sink.k;
-    out.truncate(start + 2 * written);
-}
-
-/// Reserved space for runs (see [`write_runs`]).
-struct RunSink<'a> {
-    dst: &'a mut [U16],
-    k: usize,
-}
-
-impl RunSink<'_> {
-    /// Writes run `s..=e`. A run beyond the number announced (impossible when it was
-    /// counted on the same container) is dropped rather than written out of bounds.
-    #[inline(always)]
-    fn put(&mut self, s: u16, e: u16) {
-        if let Some(pair) = self.dst.get_mut(self.k..self.k + 2) {
-            pair[0].set(s);
-            pair[1].set(e.wrapping_sub(s));
-            self.k += 2;
-        }
-    }
 }
 
 /// The values in runs `(start, end)`, and whether the runs are well formed: each

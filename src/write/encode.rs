@@ -349,6 +349,36 @@ pub(crate) fn push_run(out: &mut Vec<u8>, start: u16, end: u16) {
     out.extend_from_slice(&[a, b, c, d]);
 }
 
+/// Writes the maximal runs of `values` (split where a value is not its predecessor plus
+/// one, as [`count_slice_runs`] counts them) into `dst` as `(start, length − 1)` pairs;
+/// returns how many `u16`s were written (stops early if `dst` is too short). Without a
+/// branch per value: the pair of the current run is written at each step (and rewritten
+/// until the run ends), where a branch on each break would mispredict on arrays whose
+/// runs are short.
+#[inline(always)]
+pub(crate) fn array_runs_into(values: &[u16], dst: &mut [cast::U16]) -> usize {
+    let Some((&first, _)) = values.split_first() else {
+        return 0;
+    };
+    let (mut k, mut start) = (0usize, first);
+    for (&p, &v) in values.iter().zip(&values[1..]) {
+        let Some(pair) = dst.get_mut(2 * k..2 * k + 2) else {
+            return 2 * k;
+        };
+        pair[0].set(start);
+        pair[1].set(p.wrapping_sub(start));
+        let brk = v != p.wrapping_add(1);
+        k += usize::from(brk);
+        start = if brk { v } else { start };
+    }
+    let Some(pair) = dst.get_mut(2 * k..2 * k + 2) else {
+        return 2 * k;
+    };
+    pair[0].set(start);
+    pair[1].set(values[values.len() - 1].wrapping_sub(start));
+    2 * k + 2
+}
+
 /// Calls `f(start, end)` for each maximal run of strictly increasing `values`.
 pub(crate) fn array_runs(values: &[u16], mut f: impl FnMut(u16, u16)) {
     let Some((&first, rest)) = values.split_first() else {
