@@ -295,29 +295,41 @@ mod x86_kernels {
     };
 
     /// Merges two sorted vectors of 8 `u16` into the 8 smallest (`lo`) and the 8 largest
-    /// (`hi`), both sorted (a merge network of rotations and unsigned min/max).
+    /// (`hi`), both sorted: a bitonic merge. `a` reversed against `b` gives, lane by lane,
+    /// the 8 smallest (min) and the 8 largest (max) as two bitonic sequences, each sorted
+    /// by three half-cleaner steps (lanes 4, 2 and 1 apart). In a merge loop `b` is the
+    /// previous `hi`: the path from it to the next `hi` is one min/max and three steps of
+    /// shuffle, min/max and blend (about 10 cycles, against 15 for CRoaring's seven
+    /// rotate-and-min/max rounds).
     #[cfg(feature = "alloc")]
     #[inline]
     #[target_feature(enable = "avx2")]
     fn merge8(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
-        let mut lo = _mm_min_epu16(a, b);
-        let mut hi = _mm_max_epu16(a, b);
-        // Seven rounds: rotate the low vector by one lane, then min/max against the high.
-        macro_rules! round {
-            () => {
-                let t = _mm_alignr_epi8::<2>(lo, lo);
-                lo = _mm_min_epu16(t, hi);
-                hi = _mm_max_epu16(t, hi);
-            };
-        }
-        round!();
-        round!();
-        round!();
-        round!();
-        round!();
-        round!();
-        round!();
-        (_mm_alignr_epi8::<2>(lo, lo), hi)
+        let reverse = _mm_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
+        let ra = _mm_shuffle_epi8(a, reverse);
+        (
+            bitonic_sort8(_mm_min_epu16(ra, b)),
+            bitonic_sort8(_mm_max_epu16(ra, b)),
+        )
+    }
+
+    /// Sorts a bitonic vector of 8 `u16` (ascending then descending, or the reverse) in
+    /// ascending order: at each step, the lanes `d` apart (4, 2, 1) are compared and the
+    /// lower lane of each pair keeps the minimum.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bitonic_sort8(v: __m128i) -> __m128i {
+        let swap1 = _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+        // Lanes 4 apart: swap the 64-bit halves.
+        let s = _mm_shuffle_epi32::<0x4E>(v);
+        let v = _mm_blend_epi16::<0xF0>(_mm_min_epu16(v, s), _mm_max_epu16(v, s));
+        // Lanes 2 apart: swap the 32-bit pairs.
+        let s = _mm_shuffle_epi32::<0xB1>(v);
+        let v = _mm_blend_epi16::<0xCC>(_mm_min_epu16(v, s), _mm_max_epu16(v, s));
+        // Neighbouring lanes.
+        let s = _mm_shuffle_epi8(v, swap1);
+        _mm_blend_epi16::<0xAA>(_mm_min_epu16(v, s), _mm_max_epu16(v, s))
     }
 
     /// The next block of 8 values for a merge: `a[i..i + 8]` if `a[i] <= b[j]` (then `i`
