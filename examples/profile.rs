@@ -1,7 +1,7 @@
 //! A profiling harness: runs one operation in a loop over a real-data folder, for `perf`.
 //!
 //! ```text
-//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all, or cr_ and an operation for CRoaring) ../shared/realdata/census1881
+//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) ../shared/realdata/census1881
 //! ```
 
 use std::time::Instant;
@@ -11,7 +11,7 @@ use frozen_roaring::{FrozenBitmap, Writer};
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
-        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all, or cr_ and an operation for CRoaring) DIR");
+        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR");
         std::process::exit(2);
     };
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -60,6 +60,24 @@ fn main() {
             b
         })
         .collect();
+    // CRoaring's frozen views (as the benchmarks use), for `crv_inter`: each serialized
+    // 32-byte aligned at the end of its own buffer, which is leaked.
+    let crv: Vec<croaring::BitmapView<'static>> = if op.starts_with("crv_") {
+        cr.iter()
+            .map(|b| {
+                let mut buf = Vec::new();
+                let _ = b.serialize_into_vec::<croaring::Frozen>(&mut buf);
+                let size = b.get_serialized_size_in_bytes::<croaring::Frozen>();
+                let buf: &'static [u8] = Vec::leak(buf);
+                let bytes = &buf[buf.len() - size..];
+                // SAFETY: `serialize_into_vec` places the frozen bytes 32-byte aligned at
+                // the end of the vector, which is leaked, so it outlives the view.
+                unsafe { croaring::BitmapView::deserialize::<croaring::Frozen>(bytes) }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let rounds: u32 = std::env::var("ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
@@ -110,6 +128,19 @@ fn main() {
                 })
                 .sum(),
             "cr_inter" => cr.windows(2).map(|p| p[0].and_cardinality(&p[1])).sum(),
+            "crv_inter" => crv.windows(2).map(|p| p[0].and_cardinality(&p[1])).sum(),
+            "crv_and" | "crv_or" | "crv_xor" | "crv_andnot" => crv
+                .windows(2)
+                .map(|p| {
+                    let r = match op.as_str() {
+                        "crv_and" => p[0].and(&p[1]),
+                        "crv_or" => p[0].or(&p[1]),
+                        "crv_xor" => p[0].xor(&p[1]),
+                        _ => p[0].andnot(&p[1]),
+                    };
+                    r.cardinality()
+                })
+                .sum(),
             // The same pairs through CRoaring, for a side-by-side figure.
             "cr_and" | "cr_or" | "cr_xor" | "cr_andnot" => cr
                 .windows(2)

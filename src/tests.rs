@@ -478,7 +478,7 @@ fn bitset_extraction_matches_the_values() {
         alloc::vec![0, 65535],
         (0..10).chain(65530..=65535).collect(),
         (0..300u16).map(|k| k * 16 + (k % 3)).collect(), // run by run
-        (0..600u16).map(|k| k * 16 + (k % 3)).collect(), // flattened (dense form)
+        (0..600u16).map(|k| k * 16 + (k % 3)).collect(), // flattened
     ];
     if !cfg!(miri) {
         // Interpreted, the small ones above suffice (both forms, both ends).
