@@ -471,14 +471,43 @@ mod x86_kernels {
         out.truncate(start + k);
     }
 
+    /// Copies the values of `long` from `*li` on that are below `v` to `dst` from `*k` on,
+    /// advancing both: 8 at a time (a compare counts how many of the 8 are below `v`, a
+    /// prefix as `long` is sorted; all 8 are stored, the extra ones overwritten later),
+    /// one by one near the end of `long`. `dst[*k..]` must have room for them plus 8.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    fn copy_below(v: u16, long: &[U16], li: &mut usize, dst: &mut [u16], k: &mut usize) {
+        let flip = _mm_set1_epi16(i16::MIN);
+        let needle = _mm_set1_epi16((v ^ 0x8000) as i16);
+        while *li + 8 <= long.len() {
+            // SAFETY: `*li + 8 <= long.len()`.
+            let x = unsafe { load8(long, *li) };
+            let below = lane_mask(_mm_cmpgt_epi16(needle, _mm_xor_si128(x, flip)));
+            let slots = &mut dst[*k..*k + 8];
+            // SAFETY: `slots` is 8 `u16`, 16 bytes, exactly what is stored; unaligned store.
+            unsafe { _mm_storeu_si128(slots.as_mut_ptr().cast::<__m128i>(), x) };
+            let n = below.count_ones() as usize;
+            *k += n;
+            *li += n;
+            if n < 8 {
+                return;
+            }
+        }
+        while *li < long.len() && long[*li].get() < v {
+            dst[*k] = long[*li].get();
+            *k += 1;
+            *li += 1;
+        }
+    }
+
     /// Writes the union of `small` (sorted, a few values, duplicates allowed) and `long`
     /// (sorted, no duplicates) at `dst[k..]`, skipping a duplicate of `dst[k − 1]` (the last
     /// value already stored, if `k > 0`; nothing stored before is above a value of either);
-    /// returns how many were written. The values of `long` below each small value are
-    /// copied 8 at a time (a compare counts how many of the 8 are below; all 8 are
-    /// stored, the extra ones overwritten next), then the rest of `long` in one copy: no
-    /// search and no `memcpy` call per small value. `dst[k..]` must have room for the
-    /// union plus 8.
+    /// returns how many were written. The values of `long` between small values go by
+    /// [`copy_below`], the rest of `long` in one copy: no search and no `memcpy` call per
+    /// small value. `dst[k..]` must have room for the union plus 8.
     #[cfg(feature = "alloc")]
     #[inline]
     #[target_feature(enable = "avx2,popcnt")]
@@ -486,38 +515,12 @@ mod x86_kernels {
         let first = k;
         let mut k = k;
         let mut li = 0usize;
-        let flip = _mm_set1_epi16(i16::MIN);
         // The first value of `long` may equal the last value stored.
         if k > 0 && long.first().is_some_and(|x| x.get() == dst[k - 1]) {
             li = 1;
         }
         for &v in small {
-            let needle = _mm_set1_epi16((v ^ 0x8000) as i16);
-            loop {
-                if li + 8 <= long.len() {
-                    // SAFETY: `li + 8 <= long.len()`.
-                    let x = unsafe { load8(long, li) };
-                    let below = lane_mask(_mm_cmpgt_epi16(needle, _mm_xor_si128(x, flip)));
-                    let slots = &mut dst[k..k + 8];
-                    // SAFETY: `slots` is 8 `u16`, 16 bytes, exactly what is stored;
-                    // unaligned store.
-                    unsafe { _mm_storeu_si128(slots.as_mut_ptr().cast::<__m128i>(), x) };
-                    // `long` is sorted: the lanes below `v` are a prefix.
-                    let n = below.count_ones() as usize;
-                    k += n;
-                    li += n;
-                    if n < 8 {
-                        break;
-                    }
-                } else {
-                    while li < long.len() && long[li].get() < v {
-                        dst[k] = long[li].get();
-                        k += 1;
-                        li += 1;
-                    }
-                    break;
-                }
-            }
+            copy_below(v, long, &mut li, dst, &mut k);
             if k == 0 || v > dst[k - 1] {
                 dst[k] = v;
                 k += 1;
@@ -686,19 +689,19 @@ mod x86_kernels {
                 p += 1;
             }
         }
-        let mut rest = long;
+        // Each remaining value of the network or the tail either cancels the equal value
+        // of `long` or goes between its values (see `copy_below`).
+        let mut li = 0usize;
         for &v in &small[..m] {
-            let below = rest.partition_point(|x| x.get() < v);
-            crate::cast::copy_u16s(&mut dst[k..k + below], &rest[..below]);
-            k += below;
-            rest = &rest[below..];
-            if rest.first().is_some_and(|x| x.get() == v) {
-                rest = &rest[1..];
+            copy_below(v, long, &mut li, dst, &mut k);
+            if long.get(li).is_some_and(|x| x.get() == v) {
+                li += 1;
             } else {
                 dst[k] = v;
                 k += 1;
             }
         }
+        let rest = &long[li..];
         crate::cast::copy_u16s(&mut dst[k..k + rest.len()], rest);
         k += rest.len();
         out.truncate(start + k);
