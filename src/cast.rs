@@ -135,6 +135,7 @@ pub(crate) fn read_u32(bytes: &[u8], offset: usize) -> Option<u32> {
 /// 64 bytes after the source modulo 4 KiB (measured here: 915 ns instead of 37 ns for
 /// 2,400 bytes). Result buffers and scratch vectors meet such offsets often enough to cost
 /// a third of an array ∪ array union; pieces of 2 KiB take glibc's vector loop instead.
+#[cfg(feature = "alloc")]
 pub(crate) const COPY_PIECE: usize = 2048;
 
 /// `out.extend_from_slice(bytes)`, in pieces of at most [`COPY_PIECE`] bytes.
@@ -153,6 +154,7 @@ pub(crate) fn extend_bytes(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
 
 /// `dst.copy_from_slice(src)`, in pieces of at most [`COPY_PIECE`] bytes (see there).
 /// Panics if the lengths differ.
+#[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn copy_bytes<T: Copy>(dst: &mut [T], src: &[T]) {
     assert_eq!(
@@ -168,6 +170,7 @@ pub(crate) fn copy_bytes<T: Copy>(dst: &mut [T], src: &[T]) {
 
 /// Native `u16`s seen as stored little-endian ones (the same bytes on little-endian
 /// hosts; `U16` has no alignment requirement, so the cast always succeeds).
+#[cfg(feature = "alloc")]
 #[cfg(target_endian = "little")]
 #[inline]
 pub(crate) fn native_as_le(values: &[u16]) -> &[U16] {
@@ -176,6 +179,7 @@ pub(crate) fn native_as_le(values: &[u16]) -> &[U16] {
 
 /// Copies stored little-endian values into native ones (`dst` and `src` of one length):
 /// a bulk copy in pieces (see [`COPY_PIECE`]) on little-endian hosts.
+#[cfg(all(feature = "alloc", feature = "std", target_arch = "x86_64"))] // the x86 kernels'
 #[inline]
 pub(crate) fn copy_u16s(dst: &mut [u16], src: &[U16]) {
     #[cfg(target_endian = "little")]

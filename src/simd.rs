@@ -168,6 +168,7 @@ pub(crate) fn xor_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) -> b
 /// number of values that are not their predecessor plus one (0 for none). With AVX2,
 /// 16 neighbours are compared per step and the breaks counted from the compare mask;
 /// else [`crate::write::encode::count_slice_runs`].
+#[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn count_runs_u16(values: &[U16]) -> u32 {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
@@ -243,6 +244,7 @@ mod x86_kernels {
 
     /// See [`super::count_runs_u16`]: `values[i]` is compared with `values[i − 1] + 1`
     /// for 16 `i` at a time (two overlapping loads); the lanes that differ are breaks.
+    #[cfg(feature = "alloc")]
     #[inline]
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) unsafe fn count_runs_u16(values: &[U16]) -> u32 {
