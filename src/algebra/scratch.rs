@@ -194,10 +194,7 @@ impl Scratch {
             (Repr::Empty, _) => return,
             (Repr::Lows | Repr::Bits, false) => (plain_kind(card), 0),
             (Repr::Lows, true) => {
-                #[cfg(target_endian = "little")]
-                let runs = crate::simd::count_runs_u16(cast::native_as_le(&self.lows));
-                #[cfg(not(target_endian = "little"))]
-                let runs = encode::count_slice_runs(&self.lows, |v| v);
+                let runs = encode::count_u16_runs(&self.lows);
                 (canonical_kind(card, runs), runs)
             }
             (Repr::Bits, true) => {
