@@ -156,14 +156,13 @@ pub(crate) fn extend_bytes(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
 /// Panics if the lengths differ.
 #[cfg(feature = "alloc")]
 #[inline]
-pub(crate) fn copy_bytes<T: Copy>(dst: &mut [T], src: &[T]) {
+pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     assert_eq!(
         dst.len(),
         src.len(),
         "copy between slices of different lengths"
     );
-    let piece = COPY_PIECE / core::mem::size_of::<T>().max(1);
-    for (d, s) in dst.chunks_mut(piece).zip(src.chunks(piece)) {
+    for (d, s) in dst.chunks_mut(COPY_PIECE).zip(src.chunks(COPY_PIECE)) {
         d.copy_from_slice(s);
     }
 }

@@ -212,10 +212,7 @@ impl Scratch {
             (Repr::Empty, _) => {}
             (Repr::Lows, ContainerKind::Array) => cast::extend_u16s(out, &self.lows),
             (Repr::Lows, ContainerKind::Run) => {
-                let start = out.len();
-                let written =
-                    encode::array_runs_into(&self.lows, cast::grow_u16s(out, 2 * runs as usize));
-                out.truncate(start + 2 * written);
+                encode::extend_array_runs(out, &self.lows, runs as usize)
             }
             (Repr::Lows, ContainerKind::Bitset) => {
                 for &v in &self.lows {

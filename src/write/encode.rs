@@ -253,10 +253,7 @@ impl Encoder {
             let runs = count_u16_runs(lows);
             let kind = canonical_kind(self.card, runs);
             if kind == ContainerKind::Run {
-                let start = self.payload.len();
-                let dst = cast::grow_u16s(&mut self.payload, 2 * runs as usize);
-                let written = array_runs_into(lows, dst);
-                self.payload.truncate(start + 2 * written);
+                extend_array_runs(&mut self.payload, lows, runs as usize);
             } else {
                 cast::extend_u16s(&mut self.payload, lows);
             }
@@ -371,6 +368,15 @@ pub(crate) fn array_runs_into(values: &[u16], dst: &mut [cast::U16]) -> usize {
     pair[0].set(start);
     pair[1].set(values[values.len() - 1].wrapping_sub(start));
     2 * k + 2
+}
+
+/// Appends the `runs` maximal runs of `values` (their count from [`count_u16_runs`]) to
+/// `out` as little-endian `(start, length − 1)` pairs, through [`array_runs_into`].
+#[inline(always)]
+pub(crate) fn extend_array_runs(out: &mut Vec<u8>, values: &[u16], runs: usize) {
+    let start = out.len();
+    let written = array_runs_into(values, cast::grow_u16s(out, 2 * runs));
+    out.truncate(start + 2 * written);
 }
 
 /// Calls `f(start, end)` for each maximal run of strictly increasing `values`, value by
