@@ -369,6 +369,43 @@ fn accelerated_set_kernels_match_scalar() {
                 }
             }
         }
+        // The accumulating kernels of the many-way forms (any kind into a bitset), at both
+        // CPU levels, agree with the pairwise kernels.
+        type Into = fn(Container<'_>, &mut Scratch);
+        let accumulate: [(Op, Into); 2] = [
+            (Op::Or, kernels::or_into_bits),
+            (Op::Xor, kernels::xor_into_bits),
+        ];
+        for baseline in [false, true] {
+            #[cfg(all(feature = "std", target_arch = "x86_64"))]
+            crate::simd::x86::force_baseline(baseline);
+            for (op, into) in accumulate {
+                for &x in ca
+                    .iter()
+                    .filter(|c| !matches!(c, Container::Array(v) if v.len() > 4096))
+                {
+                    for &y in cb
+                        .iter()
+                        .filter(|c| !matches!(c, Container::Array(v) if v.len() > 4096))
+                    {
+                        s.clear();
+                        s.zero_bits();
+                        into(x, &mut s);
+                        into(y, &mut s);
+                        kernels::finish_bits(&mut s);
+                        e1.reset();
+                        s.emit(7, &mut e1);
+                        kernels::binary(op, ca[1], cb[1], &mut s);
+                        e2.reset();
+                        s.emit(7, &mut e2);
+                        assert_eq!(e1.payload, e2.payload, "{op:?} accumulated, {baseline}");
+                        assert_eq!(e1.metas.len(), e2.metas.len());
+                    }
+                }
+            }
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        crate::simd::x86::force_baseline(false);
     }
 }
 

@@ -178,6 +178,20 @@ proptest! {
         prop_assert_eq!(&out[r], &encode(&inter)[..]);
         prop_assert_eq!(w.union_many_len(&views), union.len() as u64);
         prop_assert_eq!(w.intersection_many_len(views.iter().copied()), inter.len() as u64);
+        let xor = odd_count(&sets);
+        out.clear();
+        let r = w.symmetric_difference_many_into(&views, &mut out).unwrap();
+        prop_assert_eq!(&out[r], &encode(&xor)[..]);
+        prop_assert_eq!(w.symmetric_difference_many_len(views.iter()), xor.len() as u64);
+        // ⊕ is associative: folding pairwise gives the same set.
+        if let Some((first, rest)) = bytes.split_first() {
+            let mut acc = FrozenBitmap::from_bytes(first).unwrap().to_vec().into_iter().collect::<BTreeSet<u32>>();
+            for b in rest {
+                let v = FrozenBitmap::from_bytes(b).unwrap();
+                acc = acc.symmetric_difference(&v.iter().collect()).copied().collect();
+            }
+            prop_assert_eq!(acc, xor);
+        }
     }
 }
 
@@ -217,9 +231,22 @@ fn many_way_union_key_selection_and_small_keys() {
     }
 }
 
+/// The values in an odd number of `sets` (their symmetric difference).
+fn odd_count(sets: &[BTreeSet<u32>]) -> BTreeSet<u32> {
+    let mut counts = std::collections::BTreeMap::<u32, usize>::new();
+    for v in sets.iter().flatten() {
+        *counts.entry(*v).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .filter(|&(_, n)| n % 2 == 1)
+        .map(|(v, _)| v)
+        .collect()
+}
+
 /// The union of `sets` written by `w.union_many_into` (byte-identical to writing the
 /// model), counted by `union_many_len`, and written without canonical kinds (strictly
-/// valid, the model's values).
+/// valid, the model's values); the same for their symmetric difference.
 fn check_many_way_union(w: &mut Writer, sets: &[BTreeSet<u32>], what: &str) {
     let bytes: Vec<Vec<u8>> = sets.iter().map(encode).collect();
     let views: Vec<FrozenBitmap> = bytes
@@ -235,6 +262,24 @@ fn check_many_way_union(w: &mut Writer, sets: &[BTreeSet<u32>], what: &str) {
     let r = relaxed.union_many_into(&views, &mut out).unwrap();
     let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
     assert!(v.iter().eq(union.iter().copied()), "{what}");
+
+    let xor = odd_count(sets);
+    out.clear();
+    let r = w.symmetric_difference_many_into(&views, &mut out).unwrap();
+    assert!(out[r] == encode(&xor)[..], "{what}: symmetric difference");
+    assert_eq!(
+        w.symmetric_difference_many_len(&views),
+        xor.len() as u64,
+        "{what}"
+    );
+    let r = relaxed
+        .symmetric_difference_many_into(&views, &mut out)
+        .unwrap();
+    let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+    assert!(
+        v.iter().eq(xor.iter().copied()),
+        "{what}: symmetric difference"
+    );
 }
 
 #[test]
@@ -422,6 +467,19 @@ fn realdata_matches_croaring() {
         let got = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
         assert!(got.iter().eq(all.iter()), "{name}: union of all");
         assert_eq!(w.union_many_len(&views), all.cardinality(), "{name}");
+        out.clear();
+        let r = w.symmetric_difference_many_into(&views, &mut out).unwrap();
+        let odd = Bitmap::fast_xor(&crs.iter().collect::<Vec<_>>());
+        let got = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(
+            got.iter().eq(odd.iter()),
+            "{name}: symmetric difference of all"
+        );
+        assert_eq!(
+            w.symmetric_difference_many_len(&views),
+            odd.cardinality(),
+            "{name}"
+        );
         let inter = crs.iter().skip(1).fold(crs[0].clone(), |acc, b| acc.and(b));
         assert_eq!(
             w.intersection_many_len(&views),

@@ -304,8 +304,14 @@ fn set_operations_allocate_nothing_in_steady_state() {
             .intersection_many_into(views.iter(), out)
             .unwrap()
             .len();
+        out.clear();
+        total += writer
+            .symmetric_difference_many_into(&views, out)
+            .unwrap()
+            .len();
         total += writer.union_many_len(&views[..3]) as usize;
         total += writer.intersection_many_len(views.iter().copied()) as usize;
+        total += writer.symmetric_difference_many_len(&views[1..]) as usize;
         total
     };
     run(&mut writer, &mut out); // warm-up

@@ -96,5 +96,20 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(out[r], frozen(&expected[0])[..]);
         assert_eq!(w.union_many_len(&views), expected[1].len() as u64);
         assert_eq!(w.intersection_many_len(&views), expected[0].len() as u64);
+        // a ⊕ b ⊕ a = b; a ⊕ b ⊕ b ⊕ a = ∅ (four inputs per key: the bitset path).
+        out.clear();
+        let r = w.symmetric_difference_many_into(&views, &mut out).unwrap();
+        assert_eq!(out[r], frozen(&b)[..], "a ⊕ b ⊕ a");
+        out.clear();
+        let r = relaxed.symmetric_difference_many_into(&views, &mut out).unwrap();
+        let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(v.iter().eq(b.iter().copied()), "a ⊕ b ⊕ a, relaxed");
+        let four = [va, vb, vb, va];
+        assert_eq!(w.symmetric_difference_many_len(&four), 0);
+        out.clear();
+        let r = w.symmetric_difference_many_into(&four, &mut out).unwrap();
+        assert_eq!(out[r], frozen(&BTreeSet::new())[..], "a ⊕ b ⊕ b ⊕ a");
+        let pair = [va, vb];
+        assert_eq!(w.symmetric_difference_many_len(&pair), expected[3].len() as u64);
     }
 });

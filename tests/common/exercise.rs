@@ -128,6 +128,12 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
             out.clear();
             let r = w.intersection_many_into([o, bm], &mut out).unwrap();
             acc ^= opens(&out[r], "a many-way intersection");
+            out.clear();
+            let r = w
+                .symmetric_difference_many_into([bm, o, bm, o], &mut out)
+                .unwrap();
+            acc ^= opens(&out[r], "a many-way symmetric difference");
+            acc ^= w.symmetric_difference_many_len([o, bm, o]);
         }
     }
     // Re-encoding never panics and gives a bitmap the checked constructor accepts.
