@@ -868,6 +868,39 @@ fn bench_algebra(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
     g.bench_function("union_all_len/frozen-roaring", |b| {
         b.iter(|| w.union_many_len(&views))
     });
+    // --- symmetric difference of all bitmaps (values in an odd number of them)
+    let mut ours = || {
+        out.clear();
+        w.symmetric_difference_many_into(&views, &mut out)
+            .unwrap()
+            .len()
+    };
+    record_allocs(&group_name, "xor_all/frozen-roaring", 1, || {
+        black_box(ours());
+    });
+    g.bench_function("xor_all/frozen-roaring", |b| b.iter(&mut ours));
+    g.bench_function("xor_all/frozen-roaring-relaxed", |b| {
+        b.iter(|| {
+            out.clear();
+            wr.symmetric_difference_many_into(&views, &mut out)
+                .unwrap()
+                .len()
+        })
+    });
+    let mut cr = || Bitmap::fast_xor(&refs).cardinality();
+    record_allocs(&group_name, "xor_all/croaring", 1, || {
+        black_box(cr());
+    });
+    g.bench_function("xor_all/croaring", |b| b.iter(&mut cr));
+    g.bench_function("xor_all/roaring-rs", |b| {
+        b.iter(|| {
+            use roaring::MultiOps;
+            p.rr.iter().symmetric_difference().len()
+        })
+    });
+    g.bench_function("xor_all_len/frozen-roaring", |b| {
+        b.iter(|| w.symmetric_difference_many_len(&views))
+    });
     g.finish();
 }
 

@@ -125,7 +125,7 @@ def main():
             ]) + " |")
     agroups = [g for g in groups if median(g + ".algebra", "and/frozen-roaring") is not None]
     if agroups:
-        print("\nSet algebra on consecutive pairs (and the union of all bitmaps): CRoaring on its frozen")
+        print("\nSet algebra on consecutive pairs (and the union and symmetric difference of all bitmaps): CRoaring on its frozen")
         print("views ÷ ours, and roaring-rs owned operations ÷ ours (above 1: we are faster). Ours write")
         print("canonical frozen bytes into a reused buffer; CRoaring and roaring-rs return owned bitmaps:\n")
         cols = []
@@ -134,7 +134,9 @@ def main():
                      (f"{op} vs roaring-rs", f"{op}/roaring-rs", f"{op}/frozen-roaring"),
                      (f"{op}_len vs croaring", f"{op}_len/croaring", f"{op}_len/frozen-roaring")]
         cols += [("union of all vs croaring fast_or", "union_all/croaring", "union_all/frozen-roaring"),
-                 ("union of all vs roaring-rs", "union_all/roaring-rs", "union_all/frozen-roaring")]
+                 ("union of all vs roaring-rs", "union_all/roaring-rs", "union_all/frozen-roaring"),
+                 ("xor of all vs croaring fast_xor", "xor_all/croaring", "xor_all/frozen-roaring"),
+                 ("xor of all vs roaring-rs", "xor_all/roaring-rs", "xor_all/frozen-roaring")]
         print("| dataset | " + " | ".join(c[0] for c in cols) + " |")
         print("| --- |" + " ---: |" * len(cols))
         for g in agroups:
@@ -142,7 +144,8 @@ def main():
             print("| " + g + " | " + " | ".join(ratio(m(peer), m(us_)) for _, peer, us_ in cols) + " |")
         rcols = [(f"{op} vs croaring", f"{op}/croaring", f"{op}/frozen-roaring-relaxed")
                  for op in ("and", "or", "andnot", "xor")]
-        rcols += [("union of all vs croaring fast_or", "union_all/croaring", "union_all/frozen-roaring-relaxed")]
+        rcols += [("union of all vs croaring fast_or", "union_all/croaring", "union_all/frozen-roaring-relaxed"),
+                  ("xor of all vs croaring fast_xor", "xor_all/croaring", "xor_all/frozen-roaring-relaxed")]
         if any(median(g + ".algebra", "or/frozen-roaring-relaxed") is not None for g in agroups):
             print("\nThe same without canonical kinds (`Writer::with_canonical(false)`: results keep the")
             print("kernels' representation, as CRoaring's do; no run counting or conversion), CRoaring ÷ ours:\n")
