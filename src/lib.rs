@@ -11,10 +11,11 @@
 //!   `contains`, `len`, `rank`, `select`, `iter`, `intersection_len`, `is_subset`, ...
 //! - Set algebra straight from the bytes: [`Writer::intersection_into`],
 //!   [`Writer::union_into`], [`Writer::difference_into`],
-//!   [`Writer::symmetric_difference_into`] and the many-way [`Writer::union_many_into`] /
-//!   [`Writer::intersection_many_into`] append the result to a reused buffer (canonical
-//!   containers, or as computed with [`Writer::with_canonical`]`(false)`); counting forms
-//!   allocate nothing; `&a & &b`, `|`, `-`, `^` return a [`FrozenBitmapBuf`].
+//!   [`Writer::symmetric_difference_into`] and the many-way [`Writer::union_many_into`],
+//!   [`Writer::intersection_many_into`] and [`Writer::symmetric_difference_many_into`]
+//!   append the result to a reused buffer (canonical containers, or as computed with
+//!   [`Writer::with_canonical`]`(false)`); counting forms allocate nothing; `&a & &b`,
+//!   `|`, `-`, `^` (and `&=`, ... on owned bitmaps) return a [`FrozenBitmapBuf`].
 //! - Interchange: the same views read the RoaringFormatSpec **portable** format that
 //!   CRoaring, Java, Go and roaring-rs write (see [`Format`]), in place; the writer produces
 //!   it byte-identical to CRoaring ([`Writer::write_portable_sorted`]) and converts both

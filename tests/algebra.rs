@@ -89,6 +89,35 @@ fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b:
             _ => va.symmetric_difference(vb),
         };
         assert_eq!(method, buf);
+        // By value, with owned bitmaps on either side, and assigning: the same bytes.
+        let oa = FrozenBitmapBuf::from_sorted(a.iter().copied()).unwrap();
+        let ob = FrozenBitmapBuf::from_sorted(b.iter().copied()).unwrap();
+        let (mut by_view, mut by_buf) = (oa.clone(), oa.clone());
+        let forms: [FrozenBitmapBuf; 4] = match k {
+            0 => {
+                by_view &= vb;
+                by_buf &= &ob;
+                [*va & *vb, &oa & vb, va & &ob, &oa & &ob]
+            }
+            1 => {
+                by_view |= vb;
+                by_buf |= &ob;
+                [*va | *vb, &oa | vb, va | &ob, &oa | &ob]
+            }
+            2 => {
+                by_view -= vb;
+                by_buf -= &ob;
+                [*va - *vb, &oa - vb, va - &ob, &oa - &ob]
+            }
+            _ => {
+                by_view ^= vb;
+                by_buf ^= &ob;
+                [*va ^ *vb, &oa ^ vb, va ^ &ob, &oa ^ &ob]
+            }
+        };
+        for (i, f) in forms.iter().chain([&by_view, &by_buf]).enumerate() {
+            assert_eq!(f.as_bytes(), &want[..], "operation {k}, operator form {i}");
+        }
         // Without canonical kinds: the same values, strictly valid, appended or in place.
         let mut wr = Writer::new().with_canonical(false);
         for fill in [5, 64] {
@@ -108,6 +137,19 @@ fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b:
     assert_eq!(
         w.intersection_many_len([*va, *vb]),
         expected[0].len() as u64
+    );
+    // The owned many-way forms.
+    assert_eq!(
+        FrozenBitmapBuf::union_many([va, vb]).as_bytes(),
+        &encode(&expected[1])[..]
+    );
+    assert_eq!(
+        FrozenBitmapBuf::intersection_many([*va, *vb]).as_bytes(),
+        &encode(&expected[0])[..]
+    );
+    assert_eq!(
+        FrozenBitmapBuf::symmetric_difference_many(&[*va, *vb]).as_bytes(),
+        &encode(&expected[3])[..]
     );
 }
 
@@ -391,8 +433,8 @@ fn non_canonical_inputs_give_canonical_outputs() {
     let empty = encode(&BTreeSet::new());
     let e = FrozenBitmap::from_bytes(&empty).unwrap();
     let values: BTreeSet<u32> = v.iter().collect();
-    assert_eq!((&v | &e).as_bytes(), &encode(&values)[..]);
-    assert_eq!((&v & &v).as_bytes(), &encode(&values)[..]);
+    assert_eq!((v | e).as_bytes(), &encode(&values)[..]);
+    assert_eq!((v & v).as_bytes(), &encode(&values)[..]);
 }
 
 #[test]

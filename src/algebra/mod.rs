@@ -8,8 +8,9 @@ pub(crate) mod kernels;
 pub(crate) mod scratch;
 
 use alloc::vec::Vec;
+use core::borrow::Borrow;
 use core::fmt;
-use core::ops::{BitAnd, BitOr, BitXor, Sub};
+use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Sub, SubAssign};
 
 use crate::view::FrozenBitmap;
 use crate::write::Writer;
@@ -45,6 +46,24 @@ pub(crate) enum Op {
 /// assert_eq!((&a | &b).len(), 5);
 /// assert_eq!((&a - &b).as_view().to_vec(), [1, 100]);
 /// assert_eq!((&a ^ &b).as_view().to_vec(), [1, 4, 100]);
+/// # Ok::<(), frozen_roaring::Error>(())
+/// ```
+///
+/// The operators also take views by value (a view is `Copy`), an owned bitmap on either
+/// side, and assign (`buf &= &view`, `buf |= &other_buf`, ...: the bitmap's bytes are
+/// replaced by the result):
+///
+/// ```
+/// use frozen_roaring::FrozenBitmapBuf;
+/// let a = FrozenBitmapBuf::from_sorted([1, 2, 3])?;
+/// let b = FrozenBitmapBuf::from_sorted([3, 4])?;
+/// let (va, vb) = (a.as_view(), b.as_view());
+/// assert_eq!((va | vb).as_view().to_vec(), [1, 2, 3, 4]);
+/// assert_eq!((&(&a & &vb) | &va).as_view().to_vec(), [1, 2, 3]);
+/// let mut acc = &va ^ &b;
+/// acc -= &vb;
+/// acc |= &a;
+/// assert_eq!(acc.as_view().to_vec(), [1, 2, 3]);
 /// # Ok::<(), frozen_roaring::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq)]
@@ -150,13 +169,71 @@ impl<'a> FrozenBitmap<'a> {
     }
 }
 
+/// Many-way forms returning an owned bitmap (see [`Writer::union_many_into`] and the others
+/// to write into a buffer you reuse).
+///
+/// ```
+/// use frozen_roaring::{FrozenBitmap, FrozenBitmapBuf};
+/// let sets = [vec![1, 2, 3], vec![2, 3, 4], vec![3, 4, 5]];
+/// let bufs: Vec<FrozenBitmapBuf> =
+///     sets.iter().map(|s| FrozenBitmapBuf::from_sorted(s.iter().copied()).unwrap()).collect();
+/// let views: Vec<FrozenBitmap> = bufs.iter().map(|b| b.as_view()).collect();
+/// assert_eq!(FrozenBitmapBuf::union_many(&views).as_view().to_vec(), [1, 2, 3, 4, 5]);
+/// assert_eq!(FrozenBitmapBuf::intersection_many(&views).as_view().to_vec(), [3]);
+/// assert_eq!(FrozenBitmapBuf::symmetric_difference_many(&views).as_view().to_vec(), [1, 3, 5]);
+/// ```
+impl FrozenBitmapBuf {
+    /// The values in any of the bitmaps.
+    pub fn union_many<'a, I>(bitmaps: I) -> FrozenBitmapBuf
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
+        let mut bytes = Vec::new();
+        // Inputs are views: the operation cannot fail.
+        let _ = Writer::new().union_many_into(bitmaps, &mut bytes);
+        FrozenBitmapBuf::from_written(bytes)
+    }
+
+    /// The values in every one of the bitmaps (none if there is no bitmap).
+    pub fn intersection_many<'a, I>(bitmaps: I) -> FrozenBitmapBuf
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
+        let mut bytes = Vec::new();
+        let _ = Writer::new().intersection_many_into(bitmaps, &mut bytes);
+        FrozenBitmapBuf::from_written(bytes)
+    }
+
+    /// The values in an odd number of the bitmaps.
+    pub fn symmetric_difference_many<'a, I>(bitmaps: I) -> FrozenBitmapBuf
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
+        let mut bytes = Vec::new();
+        let _ = Writer::new().symmetric_difference_many_into(bitmaps, &mut bytes);
+        FrozenBitmapBuf::from_written(bytes)
+    }
+}
+
+// The operators between views (by reference or by value), owned bitmaps, and the two
+// mixed, and the assigning forms on owned bitmaps.
 macro_rules! operator {
-    ($trait:ident, $method:ident, $op:expr, $doc:literal) => {
+    ($trait:ident, $method:ident, $assign:ident, $assign_method:ident, $op:expr, $doc:literal) => {
         #[doc = $doc]
         impl<'b> $trait<&FrozenBitmap<'b>> for &FrozenBitmap<'_> {
             type Output = FrozenBitmapBuf;
             fn $method(self, rhs: &FrozenBitmap<'b>) -> FrozenBitmapBuf {
                 self.op_buf(rhs, $op)
+            }
+        }
+        #[doc = $doc]
+        impl<'b> $trait<FrozenBitmap<'b>> for FrozenBitmap<'_> {
+            type Output = FrozenBitmapBuf;
+            fn $method(self, rhs: FrozenBitmap<'b>) -> FrozenBitmapBuf {
+                self.op_buf(&rhs, $op)
             }
         }
         #[doc = $doc]
@@ -166,10 +243,50 @@ macro_rules! operator {
                 self.as_view().op_buf(&rhs.as_view(), $op)
             }
         }
+        #[doc = $doc]
+        impl<'b> $trait<&FrozenBitmap<'b>> for &FrozenBitmapBuf {
+            type Output = FrozenBitmapBuf;
+            fn $method(self, rhs: &FrozenBitmap<'b>) -> FrozenBitmapBuf {
+                self.as_view().op_buf(rhs, $op)
+            }
+        }
+        #[doc = $doc]
+        impl $trait<&FrozenBitmapBuf> for &FrozenBitmap<'_> {
+            type Output = FrozenBitmapBuf;
+            fn $method(self, rhs: &FrozenBitmapBuf) -> FrozenBitmapBuf {
+                self.op_buf(&rhs.as_view(), $op)
+            }
+        }
+        #[doc = $doc]
+        impl<'b> $assign<&FrozenBitmap<'b>> for FrozenBitmapBuf {
+            fn $assign_method(&mut self, rhs: &FrozenBitmap<'b>) {
+                *self = self.as_view().op_buf(rhs, $op);
+            }
+        }
+        #[doc = $doc]
+        impl $assign<&FrozenBitmapBuf> for FrozenBitmapBuf {
+            fn $assign_method(&mut self, rhs: &FrozenBitmapBuf) {
+                *self = self.as_view().op_buf(&rhs.as_view(), $op);
+            }
+        }
     };
 }
 
-operator!(BitAnd, bitand, Op::And, "Intersection.");
-operator!(BitOr, bitor, Op::Or, "Union.");
-operator!(Sub, sub, Op::AndNot, "Difference.");
-operator!(BitXor, bitxor, Op::Xor, "Symmetric difference.");
+operator!(
+    BitAnd,
+    bitand,
+    BitAndAssign,
+    bitand_assign,
+    Op::And,
+    "Intersection."
+);
+operator!(BitOr, bitor, BitOrAssign, bitor_assign, Op::Or, "Union.");
+operator!(Sub, sub, SubAssign, sub_assign, Op::AndNot, "Difference.");
+operator!(
+    BitXor,
+    bitxor,
+    BitXorAssign,
+    bitxor_assign,
+    Op::Xor,
+    "Symmetric difference."
+);
