@@ -462,11 +462,7 @@ impl Writer {
                     if end > begin {
                         let key = lo + k as u16;
                         let hits = &entries[begin..end];
-                        total += if xor {
-                            xor_key(key, hits, emit, s, enc)
-                        } else {
-                            union_key(key, hits, emit, s, enc)
-                        };
+                        total += combine_key(key, hits, emit, xor, s, enc);
                     }
                     begin = end;
                 }
@@ -502,11 +498,7 @@ impl Writer {
                         heap.push(core::cmp::Reverse((d.key(cursors[k]), k as u32)));
                     }
                 }
-                total += if xor {
-                    xor_key(key, &entries, emit, s, enc)
-                } else {
-                    union_key(key, &entries, emit, s, enc)
-                };
+                total += combine_key(key, &entries, emit, xor, s, enc);
             }
             let mut heap = heap.into_vec();
             heap.clear();
@@ -556,12 +548,14 @@ const GROUP_SPAN: usize = 8;
 /// bounds the writer's scratch memory.
 const WINDOW: usize = 1 << 16;
 
-/// The union of one key's containers, each with its stored cardinality: emitted into
-/// `enc` if `emit`; returns the number of values.
-fn union_key(
+/// The union (or, if `xor`, the symmetric difference: values in an odd number of them) of
+/// one key's containers, each with its stored cardinality: emitted into `enc` if `emit`;
+/// returns the number of values.
+fn combine_key(
     key: u16,
     hits: &[(Container<'_>, u32)],
     emit: bool,
+    xor: bool,
     s: &mut Scratch,
     enc: &mut super::encode::Encoder,
 ) -> u64 {
@@ -573,14 +567,15 @@ fn union_key(
             return u64::from(card);
         }
         [(a, x), (b, y)] if !emit => {
-            return u64::from(x) + u64::from(y) - count::intersection_len(a, b);
+            let both = count::intersection_len(a, b) << u32::from(xor);
+            return (u64::from(x) + u64::from(y)).saturating_sub(both);
         }
-        [(a, _), (b, _)] => kernels::binary(Op::Or, a, b, s),
+        [(a, _), (b, _)] => kernels::binary(if xor { Op::Xor } else { Op::Or }, a, b, s),
         _ => {
             s.clear();
             // A full container (stored cardinality 65536) makes the union full: nothing
             // else needs reading.
-            if let Some(&(c, _)) = hits.iter().find(|&&(_, card)| card == 1 << 16) {
+            if let Some(&(c, _)) = hits.iter().find(|&&(_, card)| card == 1 << 16 && !xor) {
                 if emit {
                     kernels::pass_through(c, key, enc, s);
                 }
@@ -597,8 +592,18 @@ fn union_key(
                     }
                 }
                 s.lows.sort_unstable();
-                s.lows.dedup();
+                if xor {
+                    keep_odd(&mut s.lows);
+                } else {
+                    s.lows.dedup();
+                }
                 s.set_lows();
+            } else if xor {
+                s.zero_bits();
+                for &(c, _) in hits {
+                    kernels::xor_into_bits(c, s);
+                }
+                kernels::finish_bits(s);
             } else {
                 s.zero_bits();
                 // Run containers two at a time (see `or_two_runs_into_bits`).
@@ -633,71 +638,22 @@ fn union_key(
     n
 }
 
-/// The symmetric difference of one key's containers (values in an odd number of them),
-/// each with its stored cardinality: emitted into `enc` if `emit`; returns the number of
-/// values.
-fn xor_key(
-    key: u16,
-    hits: &[(Container<'_>, u32)],
-    emit: bool,
-    s: &mut Scratch,
-    enc: &mut super::encode::Encoder,
-) -> u64 {
-    match *hits {
-        [] => return 0,
-        [(_, card)] if !emit => return u64::from(card),
-        [(c, card)] => {
-            kernels::pass_through(c, key, enc, s);
-            return u64::from(card);
+/// Keeps, once, each value that occurs an odd number of times in sorted `values`.
+fn keep_odd(values: &mut Vec<u16>) {
+    let (mut k, mut i) = (0, 0);
+    while i < values.len() {
+        let v = values[i];
+        let mut j = i + 1;
+        while j < values.len() && values[j] == v {
+            j += 1;
         }
-        [(a, x), (b, y)] if !emit => {
-            return (u64::from(x) + u64::from(y)).saturating_sub(2 * count::intersection_len(a, b));
+        if (j - i) % 2 == 1 {
+            values[k] = v;
+            k += 1;
         }
-        [(a, _), (b, _)] => kernels::binary(Op::Xor, a, b, s),
-        _ => {
-            s.clear();
-            let values: u64 = hits.iter().map(|&(_, card)| u64::from(card)).sum();
-            if values <= SMALL_UNION && hits.iter().all(|(c, _)| matches!(c, Container::Array(_))) {
-                // A few values, all in arrays: sorted together, and each value kept if it
-                // occurs an odd number of times.
-                s.lows.clear();
-                for (c, _) in hits {
-                    if let Container::Array(a) = c {
-                        s.lows.extend(a.iter().map(|v| v.get()));
-                    }
-                }
-                s.lows.sort_unstable();
-                let (mut k, mut i) = (0, 0);
-                while i < s.lows.len() {
-                    let v = s.lows[i];
-                    let mut j = i + 1;
-                    while j < s.lows.len() && s.lows[j] == v {
-                        j += 1;
-                    }
-                    if (j - i) % 2 == 1 {
-                        s.lows[k] = v;
-                        k += 1;
-                    }
-                    i = j;
-                }
-                s.lows.truncate(k);
-                s.set_lows();
-            } else {
-                s.zero_bits();
-                for &(c, _) in hits {
-                    kernels::xor_into_bits(c, s);
-                }
-                kernels::finish_bits(s);
-            }
-        }
+        i = j;
     }
-    let n = u64::from(s.len());
-    if emit {
-        s.emit(key, enc);
-    } else {
-        s.clear();
-    }
-    n
+    values.truncate(k);
 }
 
 /// Up to this many values in the array containers of one key, a many-way union sorts them
