@@ -326,6 +326,8 @@ fn accelerated_set_kernels_match_scalar() {
     let encoded: Vec<_> = sets.iter().map(|s| kinds_of(s)).collect();
     let mut s = Scratch::new();
     let (mut e1, mut e2) = (Encoder::new(), Encoder::new());
+    // Arrays of more than 4096 values are not containers: those sets go as bitsets and runs.
+    let fits = |c: &&Container<'_>| !matches!(c, Container::Array(v) if v.len() > 4096);
     for (a, b) in encoded
         .iter()
         .flat_map(|a| encoded.iter().map(move |b| (a, b)))
@@ -341,14 +343,8 @@ fn accelerated_set_kernels_match_scalar() {
             Container::Run(&b.2),
         ];
         for op in [Op::And, Op::Or, Op::AndNot, Op::Xor] {
-            for &x in ca
-                .iter()
-                .filter(|c| !matches!(c, Container::Array(v) if v.len() > 4096))
-            {
-                for &y in cb
-                    .iter()
-                    .filter(|c| !matches!(c, Container::Array(v) if v.len() > 4096))
-                {
+            for &x in ca.iter().filter(fits) {
+                for &y in cb.iter().filter(fits) {
                     e1.reset();
                     e2.reset();
                     kernels::binary(op, x, y, &mut s);
@@ -380,14 +376,8 @@ fn accelerated_set_kernels_match_scalar() {
             #[cfg(all(feature = "std", target_arch = "x86_64"))]
             crate::simd::x86::force_baseline(baseline);
             for (op, into) in accumulate {
-                for &x in ca
-                    .iter()
-                    .filter(|c| !matches!(c, Container::Array(v) if v.len() > 4096))
-                {
-                    for &y in cb
-                        .iter()
-                        .filter(|c| !matches!(c, Container::Array(v) if v.len() > 4096))
-                    {
+                for &x in ca.iter().filter(fits) {
+                    for &y in cb.iter().filter(fits) {
                         s.clear();
                         s.zero_bits();
                         into(x, &mut s);
