@@ -151,6 +151,10 @@ fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b:
         FrozenBitmapBuf::symmetric_difference_many(&[*va, *vb]).as_bytes(),
         &encode(&expected[3])[..]
     );
+    assert_eq!(
+        FrozenBitmapBuf::difference_many([va, vb]).as_bytes(),
+        &encode(&expected[2])[..]
+    );
 }
 
 proptest! {
@@ -220,6 +224,14 @@ proptest! {
         prop_assert_eq!(&out[r], &encode(&inter)[..]);
         prop_assert_eq!(w.union_many_len(&views), union.len() as u64);
         prop_assert_eq!(w.intersection_many_len(views.iter().copied()), inter.len() as u64);
+        let diff: BTreeSet<u32> = match sets.split_first() {
+            Some((first, rest)) => first.iter().copied().filter(|v| !rest.iter().any(|s| s.contains(v))).collect(),
+            None => BTreeSet::new(),
+        };
+        out.clear();
+        let r = w.difference_many_into(&views, &mut out).unwrap();
+        prop_assert_eq!(&out[r], &encode(&diff)[..]);
+        prop_assert_eq!(w.difference_many_len(views.iter()), diff.len() as u64);
         let xor = odd_count(&sets);
         out.clear();
         let r = w.symmetric_difference_many_into(&views, &mut out).unwrap();
@@ -322,6 +334,46 @@ fn check_many_way_union(w: &mut Writer, sets: &[BTreeSet<u32>], what: &str) {
         v.iter().eq(xor.iter().copied()),
         "{what}: symmetric difference"
     );
+
+    // Inputs minus all the others (so the others' containers on their keys are many).
+    for k in [0, sets.len() / 2, sets.len() - 1] {
+        let diff: BTreeSet<u32> = sets[k]
+            .iter()
+            .copied()
+            .filter(|v| {
+                !sets
+                    .iter()
+                    .enumerate()
+                    .any(|(j, s)| j != k && s.contains(v))
+            })
+            .collect();
+        let order: Vec<FrozenBitmap> = std::iter::once(views[k])
+            .chain(
+                views
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != k)
+                    .map(|(_, v)| *v),
+            )
+            .collect();
+        out.clear();
+        let r = w.difference_many_into(&order, &mut out).unwrap();
+        assert!(
+            out[r] == encode(&diff)[..],
+            "{what}: input {k} minus the rest"
+        );
+        assert_eq!(
+            w.difference_many_len(order.iter()),
+            diff.len() as u64,
+            "{what}"
+        );
+        let r = relaxed.difference_many_into(&order, &mut out).unwrap();
+        let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(
+            v.iter().eq(diff.iter().copied()),
+            "{what}: input {k} minus the rest"
+        );
+    }
 }
 
 #[test]
@@ -509,6 +561,21 @@ fn realdata_matches_croaring() {
         let got = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
         assert!(got.iter().eq(all.iter()), "{name}: union of all");
         assert_eq!(w.union_many_len(&views), all.cardinality(), "{name}");
+        out.clear();
+        let rest = Bitmap::fast_or(&crs[1..].iter().collect::<Vec<_>>());
+        let diff = crs[0].andnot(&rest);
+        let r = w.difference_many_into(&views, &mut out).unwrap();
+        let got = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(got.iter().eq(diff.iter()), "{name}: first minus the rest");
+        assert_eq!(w.difference_many_len(&views), diff.cardinality(), "{name}");
+        // The last minus the rest.
+        let order: Vec<FrozenBitmap> = views.iter().rev().copied().collect();
+        let rest = Bitmap::fast_or(&crs[..crs.len() - 1].iter().collect::<Vec<_>>());
+        let diff = crs[crs.len() - 1].andnot(&rest);
+        out.clear();
+        let r = w.difference_many_into(&order, &mut out).unwrap();
+        let got = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(got.iter().eq(diff.iter()), "{name}: last minus the rest");
         out.clear();
         let r = w.symmetric_difference_many_into(&views, &mut out).unwrap();
         let odd = Bitmap::fast_xor(&crs.iter().collect::<Vec<_>>());

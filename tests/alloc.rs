@@ -312,6 +312,12 @@ fn set_operations_allocate_nothing_in_steady_state() {
         total += writer.union_many_len(&views[..3]) as usize;
         total += writer.intersection_many_len(views.iter().copied()) as usize;
         total += writer.symmetric_difference_many_len(&views[1..]) as usize;
+        out.clear();
+        total += writer
+            .difference_many_into(views.iter(), out)
+            .unwrap()
+            .len();
+        total += writer.difference_many_len(views.iter().rev()) as usize;
         total
     };
     run(&mut writer, &mut out); // warm-up

@@ -111,5 +111,17 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(out[r], frozen(&BTreeSet::new())[..], "a ⊕ b ⊕ b ⊕ a");
         let pair = [va, vb];
         assert_eq!(w.symmetric_difference_many_len(&pair), expected[3].len() as u64);
+        // a − b − b and a − b − b − a (several others per key: the bitset path).
+        let three = [va, vb, vb];
+        out.clear();
+        let r = w.difference_many_into(&three, &mut out).unwrap();
+        assert_eq!(out[r], frozen(&expected[2])[..], "a − b − b");
+        out.clear();
+        let r = relaxed.difference_many_into(&three, &mut out).unwrap();
+        let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+        assert!(v.iter().eq(expected[2].iter().copied()), "a − b − b, relaxed");
+        assert_eq!(w.difference_many_len(&three), expected[2].len() as u64);
+        assert_eq!(w.difference_many_len(&pair), expected[2].len() as u64);
+        assert_eq!(w.difference_many_len(&four), 0);
     }
 });

@@ -181,6 +181,7 @@ impl<'a> FrozenBitmap<'a> {
 /// assert_eq!(FrozenBitmapBuf::union_many(&views).as_view().to_vec(), [1, 2, 3, 4, 5]);
 /// assert_eq!(FrozenBitmapBuf::intersection_many(&views).as_view().to_vec(), [3]);
 /// assert_eq!(FrozenBitmapBuf::symmetric_difference_many(&views).as_view().to_vec(), [1, 3, 5]);
+/// assert_eq!(FrozenBitmapBuf::difference_many(&views).as_view().to_vec(), [1]);
 /// ```
 impl FrozenBitmapBuf {
     /// The values in any of the bitmaps.
@@ -203,6 +204,17 @@ impl FrozenBitmapBuf {
     {
         let mut bytes = Vec::new();
         let _ = Writer::new().intersection_many_into(bitmaps, &mut bytes);
+        FrozenBitmapBuf::from_written(bytes)
+    }
+
+    /// The values of the first bitmap that are in none of the others.
+    pub fn difference_many<'a, I>(bitmaps: I) -> FrozenBitmapBuf
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
+        let mut bytes = Vec::new();
+        let _ = Writer::new().difference_many_into(bitmaps, &mut bytes);
         FrozenBitmapBuf::from_written(bytes)
     }
 

@@ -134,6 +134,13 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
                 .unwrap();
             acc ^= opens(&out[r], "a many-way symmetric difference");
             acc ^= w.symmetric_difference_many_len([o, bm, o]);
+            out.clear();
+            let r = w.difference_many_into([bm, o, o, bm], &mut out).unwrap();
+            acc ^= opens(&out[r], "a many-way difference");
+            out.clear();
+            let r = w.difference_many_into([o, bm, o], &mut out).unwrap();
+            acc ^= opens(&out[r], "a many-way difference");
+            acc ^= w.difference_many_len([bm, o, o]);
         }
     }
     // Re-encoding never panics and gives a bitmap the checked constructor accepts.
