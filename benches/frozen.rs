@@ -901,6 +901,29 @@ fn bench_algebra(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
     g.bench_function("xor_all_len/frozen-roaring", |b| {
         b.iter(|| w.symmetric_difference_many_len(&views))
     });
+    // --- the first bitmap minus all the others
+    let mut ours = || {
+        out.clear();
+        w.difference_many_into(&views, &mut out).unwrap().len()
+    };
+    record_allocs(&group_name, "diff_all/frozen-roaring", 1, || {
+        black_box(ours());
+    });
+    g.bench_function("diff_all/frozen-roaring", |b| b.iter(&mut ours));
+    let mut cr = || refs[0].andnot(&Bitmap::fast_or(&refs[1..])).cardinality();
+    record_allocs(&group_name, "diff_all/croaring", 1, || {
+        black_box(cr());
+    });
+    g.bench_function("diff_all/croaring", |b| b.iter(&mut cr));
+    g.bench_function("diff_all/roaring-rs", |b| {
+        b.iter(|| {
+            use roaring::MultiOps;
+            p.rr.iter().difference().len()
+        })
+    });
+    g.bench_function("diff_all_len/frozen-roaring", |b| {
+        b.iter(|| w.difference_many_len(&views))
+    });
     g.finish();
 }
 

@@ -136,7 +136,9 @@ def main():
         cols += [("union of all vs croaring fast_or", "union_all/croaring", "union_all/frozen-roaring"),
                  ("union of all vs roaring-rs", "union_all/roaring-rs", "union_all/frozen-roaring"),
                  ("xor of all vs croaring fast_xor", "xor_all/croaring", "xor_all/frozen-roaring"),
-                 ("xor of all vs roaring-rs", "xor_all/roaring-rs", "xor_all/frozen-roaring")]
+                 ("xor of all vs roaring-rs", "xor_all/roaring-rs", "xor_all/frozen-roaring"),
+                 ("first minus the rest vs croaring andnot(fast_or)", "diff_all/croaring", "diff_all/frozen-roaring"),
+                 ("first minus the rest vs roaring-rs", "diff_all/roaring-rs", "diff_all/frozen-roaring")]
         print("| dataset | " + " | ".join(c[0] for c in cols) + " |")
         print("| --- |" + " ---: |" * len(cols))
         for g in agroups:

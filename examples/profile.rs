@@ -1,7 +1,7 @@
 //! A profiling harness: runs one operation in a loop over a real-data folder, for `perf`.
 //!
 //! ```text
-//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all|xor_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) ../shared/realdata/census1881
+//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) ../shared/realdata/census1881
 //! ```
 
 use std::time::Instant;
@@ -11,7 +11,7 @@ use frozen_roaring::{FrozenBitmap, Writer};
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
-        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|xor_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR");
+        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR");
         std::process::exit(2);
     };
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -114,6 +114,10 @@ fn main() {
                 out.clear();
                 w.union_many_into(&views, &mut out).unwrap().len() as u64
             }
+            "diff_all" => {
+                out.clear();
+                w.difference_many_into(&views, &mut out).unwrap().len() as u64
+            }
             "xor_all" => {
                 out.clear();
                 w.symmetric_difference_many_into(&views, &mut out)
@@ -147,6 +151,12 @@ fn main() {
             "cr_union_all" => {
                 let refs: Vec<&croaring::Bitmap> = cr.iter().collect();
                 croaring::Bitmap::fast_or(&refs).cardinality()
+            }
+            "cr_diff_all" => {
+                let refs: Vec<&croaring::Bitmap> = cr.iter().collect();
+                refs[0]
+                    .andnot(&croaring::Bitmap::fast_or(&refs[1..]))
+                    .cardinality()
             }
             "cr_xor_all" => {
                 let refs: Vec<&croaring::Bitmap> = cr.iter().collect();

@@ -393,6 +393,23 @@ fn accelerated_set_kernels_match_scalar() {
                     }
                 }
             }
+            // Taking a container away from an accumulated bitset.
+            for &x in ca.iter().filter(fits) {
+                for &y in cb.iter().filter(fits) {
+                    s.clear();
+                    s.zero_bits();
+                    kernels::or_into_bits(x, &mut s);
+                    kernels::andnot_into_bits(y, &mut s);
+                    kernels::finish_bits(&mut s);
+                    e1.reset();
+                    s.emit(7, &mut e1);
+                    kernels::binary(Op::AndNot, ca[1], cb[1], &mut s);
+                    e2.reset();
+                    s.emit(7, &mut e2);
+                    assert_eq!(e1.payload, e2.payload, "taken away, {baseline}");
+                    assert_eq!(e1.metas.len(), e2.metas.len());
+                }
+            }
         }
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         crate::simd::x86::force_baseline(false);

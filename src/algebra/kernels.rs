@@ -35,6 +35,11 @@ crate::simd::dispatch! {
 }
 
 crate::simd::dispatch! {
+    /// `s = s − c` with `s` a bitset (many-way difference takes the others away this way).
+    pub(crate) fn andnot_into_bits(c: Container<'_>, s: &mut Scratch) -> () => andnot_into_bits_impl;
+}
+
+crate::simd::dispatch! {
     /// `s = s ∪ a ∪ b` with `s` a bitset, for two run containers: their runs are set in
     /// turn. Consecutive runs of one container often share a word, and each would wait
     /// for the previous one's store to that word; the other container's run, most often in
@@ -397,6 +402,33 @@ fn xor_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
                         *w = !*w;
                     }
                     s.bits[we] ^= last;
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
+    match c {
+        Container::Array(a) => set_values(&mut s.bits, a, |w, m| *w &= !m),
+        Container::Bitset(b) => {
+            for (d, w) in s.bits.iter_mut().zip(b.iter()) {
+                *d &= !w.get();
+            }
+        }
+        Container::Run(r) => {
+            for x in r {
+                let (st, en) = run(x);
+                let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
+                let first = u64::MAX << (st & 63);
+                let last = u64::MAX >> (63 - (en & 63));
+                if ws == we {
+                    s.bits[ws] &= !(first & last);
+                } else {
+                    s.bits[ws] &= !first;
+                    s.bits[ws + 1..we].fill(0);
+                    s.bits[we] &= !last;
                 }
             }
         }

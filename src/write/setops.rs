@@ -740,16 +740,17 @@ fn subtract_key(
             if others.iter().any(|&(_, c)| c == 1 << 16) {
                 return 0; // a full container takes everything away
             }
-            // The others united into a bitset, complemented, then intersected with `a`.
+            // `a` as a bitset, from which each other container is taken away in turn,
+            // until nothing is left.
             s.zero_bits();
-            for &(c, _) in others {
-                kernels::or_into_bits(c, s);
-            }
-            for w in s.bits.iter_mut() {
-                *w = !*w;
+            kernels::or_into_bits(a, s);
+            for (n, &(c, _)) in others.iter().enumerate() {
+                kernels::andnot_into_bits(c, s);
+                if n % 8 == 7 && s.bits.iter().all(|&w| w == 0) {
+                    break;
+                }
             }
             kernels::finish_bits(s);
-            kernels::and_in_place(a, s);
         }
     }
     let n = u64::from(s.len());
