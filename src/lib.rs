@@ -12,8 +12,8 @@
 //! - Set algebra straight from the bytes: [`Writer::intersection_into`],
 //!   [`Writer::union_into`], [`Writer::difference_into`],
 //!   [`Writer::symmetric_difference_into`] and the many-way [`Writer::union_many_into`],
-//!   [`Writer::intersection_many_into`] and [`Writer::symmetric_difference_many_into`]
-//!   append the result to a reused buffer (canonical containers, or as computed with
+//!   [`Writer::intersection_many_into`], [`Writer::difference_many_into`] and
+//!   [`Writer::symmetric_difference_many_into`] append the result to a reused buffer (canonical containers, or as computed with
 //!   [`Writer::with_canonical`]`(false)`); counting forms allocate nothing; `&a & &b`,
 //!   `|`, `-`, `^` (and `&=`, ... on owned bitmaps) return a [`FrozenBitmapBuf`].
 //! - Interchange: the same views read the RoaringFormatSpec **portable** format that

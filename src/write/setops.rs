@@ -327,9 +327,9 @@ impl Writer {
     /// Writes the values of the first bitmap that are in none of the others (roaring-rs's
     /// `MultiOps::difference`: the first minus the rest), appending to `out` in the frozen
     /// format. For each key of the first bitmap, the others' containers of that key are
-    /// looked up and, when there are several, united into a bitset that is then taken
-    /// away. Empty for no bitmap; the first bitmap itself for one. No allocation per call
-    /// in steady state.
+    /// looked up and, when there are several, taken away in turn from the first one's
+    /// container as a bitset, stopping once nothing is left. Empty for no bitmap; the
+    /// first bitmap itself for one. No allocation per call in steady state.
     ///
     /// # Errors
     ///
@@ -386,8 +386,8 @@ impl Writer {
         n
     }
 
-    /// Many-way union, intersection or symmetric difference; emits containers into the
-    /// encoder if `emit`, and returns the number of values either way.
+    /// Many-way union, intersection, difference or symmetric difference; emits containers
+    /// into the encoder if `emit`, and returns the number of values either way.
     fn many(&mut self, views: &[FrozenBitmap<'_>], emit: bool, op: Many) -> u64 {
         self.cursors.clear();
         self.cursors.resize(views.len(), 0);
