@@ -35,8 +35,9 @@ crate::simd::dispatch! {
 }
 
 crate::simd::dispatch! {
-    /// `s = s − c` with `s` a bitset (many-way difference takes the others away this way).
-    pub(crate) fn andnot_into_bits(c: Container<'_>, s: &mut Scratch) -> () => andnot_into_bits_impl;
+    /// `s = s − c`, in place (many-way difference); `s` keeps its representation (runs
+    /// become a bitset unless `c` is runs too), with its exact cardinality.
+    pub(crate) fn andnot_in_place(c: Container<'_>, s: &mut Scratch) -> () => andnot_in_place_impl;
 }
 
 crate::simd::dispatch! {
@@ -408,29 +409,101 @@ fn xor_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
     }
 }
 
+/// `s.bits = s.bits − c`, returning how many of the set bits it cleared (so that the
+/// cardinality is kept exact without a counting pass over the bitset).
 #[inline(always)]
-fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
+fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
+    let mut cleared = 0u32;
     match c {
-        Container::Array(a) => set_values(&mut s.bits, a, |w, m| *w &= !m),
+        Container::Array(a) => {
+            for v in a {
+                let v = v.get();
+                let (w, m) = (&mut s.bits[usize::from(v >> 6)], 1u64 << (v & 63));
+                cleared += u32::from(*w & m != 0);
+                *w &= !m;
+            }
+        }
         Container::Bitset(b) => {
             for (d, w) in s.bits.iter_mut().zip(b.iter()) {
+                cleared += (*d & w.get()).count_ones();
                 *d &= !w.get();
             }
         }
         Container::Run(r) => {
+            let bits = &mut *s.bits;
+            let mut clear = |w: usize, m: u64| {
+                cleared += (bits[w] & m).count_ones();
+                bits[w] &= !m;
+            };
             for x in r {
                 let (st, en) = run(x);
                 let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
                 let first = u64::MAX << (st & 63);
                 let last = u64::MAX >> (63 - (en & 63));
                 if ws == we {
-                    s.bits[ws] &= !(first & last);
+                    clear(ws, first & last);
                 } else {
-                    s.bits[ws] &= !first;
-                    s.bits[ws + 1..we].fill(0);
-                    s.bits[we] &= !last;
+                    clear(ws, first);
+                    for w in ws + 1..we {
+                        clear(w, u64::MAX);
+                    }
+                    clear(we, last);
                 }
             }
+        }
+    }
+    cleared
+}
+
+#[inline(always)]
+fn andnot_in_place_impl(c: Container<'_>, s: &mut Scratch) {
+    use super::scratch::Repr;
+    match (s.repr, c) {
+        (Repr::Empty, _) => {}
+        (Repr::Lows, Container::Array(a)) => {
+            let mut j = 0;
+            s.lows.retain(|&v| {
+                j = gallop(a, j, v);
+                !(j < a.len() && a[j].get() == v)
+            });
+            s.set_lows();
+        }
+        (Repr::Lows, Container::Bitset(b)) => {
+            s.lows.retain(|&v| !bit(b, v));
+            s.set_lows();
+        }
+        (Repr::Lows, Container::Run(r)) => {
+            let mut i = 0;
+            s.lows.retain(|&v| {
+                while i < r.len() && run(&r[i]).1 < v {
+                    i += 1;
+                }
+                !(i < r.len() && run(&r[i]).0 <= v)
+            });
+            s.set_lows();
+        }
+        // Few runs taken from many: a walk over both lists. Otherwise (and for values or
+        // bitsets) the runs become a bitset, from which each later container is taken in
+        // time proportional to its own size, not to the result's.
+        (Repr::Runs, Container::Run(r)) if s.runs.len() <= 2 * r.len() + 8 => {
+            s.runs2.clear();
+            andnot_runs(&s.runs[..], r, &mut s.runs2);
+            core::mem::swap(&mut s.runs, &mut s.runs2);
+            s.set_runs();
+        }
+        (Repr::Runs, _) => {
+            let card = s.card;
+            s.zero_bits();
+            for &(st, en) in &s.runs {
+                fill_bits(&mut s.bits, st, en);
+            }
+            let cleared = andnot_into_bits_impl(c, s);
+            s.set_bits_counted(card.saturating_sub(cleared));
+        }
+        (Repr::Bits, _) => {
+            let card = s.card;
+            let cleared = andnot_into_bits_impl(c, s);
+            s.set_bits_counted(card.saturating_sub(cleared));
         }
     }
 }

@@ -400,28 +400,52 @@ impl Writer {
         }
     }
 
-    /// See [`many`](Self::many): the first bitmap minus the others.
+    /// See [`many`](Self::many): the first bitmap minus the others. Each container of the
+    /// first bitmap has the others' containers of its key taken away as they are found,
+    /// and the lookups for that key stop once nothing is left.
     fn subtract_many(&mut self, views: &[FrozenBitmap<'_>], emit: bool) -> u64 {
         let (s, enc, cursors) = (&mut self.scratch, &mut self.enc, &mut self.cursors);
         let Some((first, rest)) = views.split_first() else {
             return 0;
         };
-        let mut others: Vec<(Container<'_>, u32)> = recycle(core::mem::take(&mut self.entries));
         let mut total = 0u64;
         let d0 = &first.dir;
         for i in 0..d0.n() {
-            let key = d0.key(i);
-            others.clear();
+            let (key, a) = (d0.key(i), d0.container(i));
+            s.clear();
+            let mut found = false;
             for (v, cur) in rest.iter().zip(cursors.iter_mut()) {
                 let d = &v.dir;
-                *cur = d.lower_bound(key, *cur, d.n());
-                if *cur < d.n() && d.key(*cur) == key {
-                    others.push((d.container(*cur), d.card(*cur)));
+                *cur = gallop_to(d, *cur, key);
+                if *cur == d.n() || d.key(*cur) != key {
+                    continue;
+                }
+                let c = d.container(*cur);
+                if found {
+                    kernels::andnot_in_place(c, s);
+                } else {
+                    kernels::binary(Op::AndNot, a, c, s);
+                    found = true;
+                }
+                if s.len() == 0 {
+                    break;
                 }
             }
-            total += subtract_key(key, (d0.container(i), d0.card(i)), &others, emit, s, enc);
+            if !found {
+                // Nothing to take away: the container as it is.
+                total += u64::from(d0.card(i));
+                if emit {
+                    kernels::pass_through(a, key, enc, s);
+                }
+                continue;
+            }
+            total += u64::from(s.len());
+            if emit {
+                s.emit(key, enc);
+            } else {
+                s.clear();
+            }
         }
-        self.entries = recycle(others);
         total
     }
 
@@ -583,6 +607,25 @@ impl Writer {
     }
 }
 
+/// The first index from `from` on whose key is at least `key`: the next key is checked
+/// first (consecutive keys of one bitmap are usually met in turn), then steps of 1, 2, 4,
+/// ... and a binary search in the last step.
+fn gallop_to(d: &Directory<'_>, from: usize, key: u16) -> usize {
+    let n = d.n();
+    if from >= n || d.key(from) >= key {
+        return from;
+    }
+    // Invariant: d.key(lo) < key.
+    let (mut lo, mut step) = (from, 1);
+    let mut hi = from + 1;
+    while hi < n && d.key(hi) < key {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+    }
+    d.lower_bound(key, lo + 1, hi.min(n))
+}
+
 /// A many-way operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Many {
@@ -703,54 +746,6 @@ fn combine_key(
                 }
                 kernels::finish_bits(s);
             }
-        }
-    }
-    let n = u64::from(s.len());
-    if emit {
-        s.emit(key, enc);
-    } else {
-        s.clear();
-    }
-    n
-}
-
-/// One container of the first bitmap minus the others' containers of the same key (each
-/// with its stored cardinality): emitted into `enc` if `emit`; returns the number of
-/// values.
-fn subtract_key(
-    key: u16,
-    (a, card): (Container<'_>, u32),
-    others: &[(Container<'_>, u32)],
-    emit: bool,
-    s: &mut Scratch,
-    enc: &mut super::encode::Encoder,
-) -> u64 {
-    match *others {
-        [] if !emit => return u64::from(card),
-        [] => {
-            kernels::pass_through(a, key, enc, s);
-            return u64::from(card);
-        }
-        [(b, _)] if !emit => {
-            return u64::from(card).saturating_sub(count::intersection_len(a, b));
-        }
-        [(b, _)] => kernels::binary(Op::AndNot, a, b, s),
-        _ => {
-            s.clear();
-            if others.iter().any(|&(_, c)| c == 1 << 16) {
-                return 0; // a full container takes everything away
-            }
-            // `a` as a bitset, from which each other container is taken away in turn,
-            // until nothing is left.
-            s.zero_bits();
-            kernels::or_into_bits(a, s);
-            for (n, &(c, _)) in others.iter().enumerate() {
-                kernels::andnot_into_bits(c, s);
-                if n % 8 == 7 && s.bits.iter().all(|&w| w == 0) {
-                    break;
-                }
-            }
-            kernels::finish_bits(s);
         }
     }
     let n = u64::from(s.len());
