@@ -488,7 +488,10 @@ fn andnot_in_place_impl(c: Container<'_>, s: &mut Scratch) {
         (Repr::Runs, Container::Run(r)) if s.runs.len() <= 2 * r.len() + 8 => {
             s.runs2.clear();
             andnot_runs(&s.runs[..], r, &mut s.runs2);
-            core::mem::swap(&mut s.runs, &mut s.runs2);
+            // Copied back, not swapped: a swap hands each buffer the other's capacity, and
+            // a call could then still allocate after any number of warm-up calls.
+            s.runs.clear();
+            s.runs.extend_from_slice(&s.runs2);
             s.set_runs();
         }
         (Repr::Runs, _) => {
@@ -583,7 +586,9 @@ fn and_in_place_impl(c: Container<'_>, s: &mut Scratch) {
         (Repr::Runs, Container::Run(r)) => {
             s.runs2.clear();
             and_runs(&s.runs[..], r, &mut s.runs2);
-            core::mem::swap(&mut s.runs, &mut s.runs2);
+            // Copied back, not swapped (see `andnot_in_place_impl`).
+            s.runs.clear();
+            s.runs.extend_from_slice(&s.runs2);
             s.set_runs();
         }
     }
