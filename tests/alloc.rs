@@ -367,7 +367,7 @@ fn many_way_operations_on_real_data_allocate_nothing_after_warm_up() {
             .map(|b| FrozenBitmap::from_bytes(b).unwrap())
             .collect();
         let reversed: Vec<FrozenBitmap> = views.iter().rev().copied().collect();
-        let mut all = |w: &mut Writer, out: &mut Vec<u8>| {
+        let all = |w: &mut Writer, out: &mut Vec<u8>| {
             let mut total = 0;
             for order in [&views, &reversed] {
                 out.clear();
