@@ -35,8 +35,9 @@ crate::simd::dispatch! {
 }
 
 crate::simd::dispatch! {
-    /// `s = s − c`, in place (many-way difference); `s` keeps its representation (runs
-    /// become a bitset unless `c` is runs too), with its exact cardinality.
+    /// `s = s − c`, in place (many-way difference), with its exact cardinality: values
+    /// stay values, runs stay runs when `c` has runs about as many, anything else is a
+    /// bitset.
     pub(crate) fn andnot_in_place(c: Container<'_>, s: &mut Scratch) -> () => andnot_in_place_impl;
 }
 
@@ -390,22 +391,30 @@ fn xor_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
             }
         }
         Container::Run(r) => {
+            let bits = &mut *s.bits;
             for x in r {
                 let (st, en) = run(x);
-                let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
-                let first = u64::MAX << (st & 63);
-                let last = u64::MAX >> (63 - (en & 63));
-                if ws == we {
-                    s.bits[ws] ^= first & last;
-                } else {
-                    s.bits[ws] ^= first;
-                    for w in &mut s.bits[ws + 1..we] {
-                        *w = !*w;
-                    }
-                    s.bits[we] ^= last;
-                }
+                run_words(st, en, |w, m| bits[w] ^= m);
             }
         }
+    }
+}
+
+/// Calls `f(word, mask)` for each word of a bitset that run `st..=en` touches, with the
+/// run's bits in that word; one call for a run within one word (most runs).
+#[inline(always)]
+fn run_words(st: u16, en: u16, mut f: impl FnMut(usize, u64)) {
+    let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
+    let first = u64::MAX << (st & 63);
+    let last = u64::MAX >> (63 - (en & 63));
+    if ws == we {
+        f(ws, first & last);
+    } else {
+        f(ws, first);
+        for w in ws + 1..we {
+            f(w, u64::MAX);
+        }
+        f(we, last);
     }
 }
 
@@ -431,24 +440,12 @@ fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
         }
         Container::Run(r) => {
             let bits = &mut *s.bits;
-            let mut clear = |w: usize, m: u64| {
-                cleared += (bits[w] & m).count_ones();
-                bits[w] &= !m;
-            };
             for x in r {
                 let (st, en) = run(x);
-                let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
-                let first = u64::MAX << (st & 63);
-                let last = u64::MAX >> (63 - (en & 63));
-                if ws == we {
-                    clear(ws, first & last);
-                } else {
-                    clear(ws, first);
-                    for w in ws + 1..we {
-                        clear(w, u64::MAX);
-                    }
-                    clear(we, last);
-                }
+                run_words(st, en, |w, m| {
+                    cleared += (bits[w] & m).count_ones();
+                    bits[w] &= !m;
+                });
             }
         }
     }
