@@ -172,6 +172,17 @@ impl<'a> Directory<'a> {
         lo
     }
 
+    /// First index from `from` on whose key is `>= key` (`n()` if none), by galloping (see
+    /// [`advance`]): O(1) when the key is the next one, as for a cursor that follows
+    /// ascending keys.
+    #[inline]
+    pub(crate) fn seek(&self, from: usize, key: u16) -> usize {
+        match self {
+            Directory::Frozen(d) => advance(d.keys, from, key),
+            Directory::Portable(d) => advance(d.descs, from, key),
+        }
+    }
+
     /// Index of the last container whose cumulative count is `<= rank` (for `select`).
     #[inline]
     pub(crate) fn container_of_rank(&self, rank: u64) -> Option<usize> {

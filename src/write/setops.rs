@@ -416,7 +416,7 @@ impl Writer {
             let mut found = false;
             for (v, cur) in rest.iter().zip(cursors.iter_mut()) {
                 let d = &v.dir;
-                *cur = gallop_to(d, *cur, key);
+                *cur = d.seek(*cur, key);
                 if *cur == d.n() || d.key(*cur) != key {
                     continue;
                 }
@@ -605,25 +605,6 @@ impl Writer {
         self.entries = recycle(entries);
         total
     }
-}
-
-/// The first index from `from` on whose key is at least `key`: the next key is checked
-/// first (consecutive keys of one bitmap are usually met in turn), then steps of 1, 2, 4,
-/// ... and a binary search in the last step.
-fn gallop_to(d: &Directory<'_>, from: usize, key: u16) -> usize {
-    let n = d.n();
-    if from >= n || d.key(from) >= key {
-        return from;
-    }
-    // Invariant: d.key(lo) < key.
-    let (mut lo, mut step) = (from, 1);
-    let mut hi = from + 1;
-    while hi < n && d.key(hi) < key {
-        lo = hi;
-        step *= 2;
-        hi = lo + step;
-    }
-    d.lower_bound(key, lo + 1, hi.min(n))
 }
 
 /// A many-way operation.
