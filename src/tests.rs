@@ -393,18 +393,26 @@ fn accelerated_set_kernels_match_scalar() {
                     }
                 }
             }
-            // Taking a container away in place, from each representation.
-            for &x in ca.iter().filter(fits) {
-                for &y in cb.iter().filter(fits) {
-                    s.load(x);
-                    kernels::andnot_in_place(y, &mut s);
-                    e1.reset();
-                    s.emit(7, &mut e1);
-                    kernels::binary(Op::AndNot, ca[1], cb[1], &mut s);
-                    e2.reset();
-                    s.emit(7, &mut e2);
-                    assert_eq!(e1.payload, e2.payload, "taken away, {baseline}");
-                    assert_eq!(e1.metas.len(), e2.metas.len());
+            // Intersecting with, and taking away, a container in place, from each
+            // representation.
+            type InPlace = fn(Container<'_>, &mut Scratch);
+            let in_place: [(Op, InPlace); 2] = [
+                (Op::And, kernels::and_in_place),
+                (Op::AndNot, kernels::andnot_in_place),
+            ];
+            for (op, apply) in in_place {
+                for &x in ca.iter().filter(fits) {
+                    for &y in cb.iter().filter(fits) {
+                        s.load(x);
+                        apply(y, &mut s);
+                        e1.reset();
+                        s.emit(7, &mut e1);
+                        kernels::binary(op, ca[1], cb[1], &mut s);
+                        e2.reset();
+                        s.emit(7, &mut e2);
+                        assert_eq!(e1.payload, e2.payload, "{op:?} in place, {baseline}");
+                        assert_eq!(e1.metas.len(), e2.metas.len());
+                    }
                 }
             }
         }

@@ -452,33 +452,38 @@ fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
     cleared
 }
 
+/// Keeps the sorted values of `s.lows` that are in `c` (`IN`) or that are not (`!IN`): a
+/// gallop through an array, a bit test in a bitset, a walk along runs.
 #[inline(always)]
-fn andnot_in_place_impl(c: Container<'_>, s: &mut Scratch) {
-    use super::scratch::Repr;
-    match (s.repr, c) {
-        (Repr::Empty, _) => {}
-        (Repr::Lows, Container::Array(a)) => {
+fn retain_lows<const IN: bool>(c: Container<'_>, s: &mut Scratch) {
+    match c {
+        Container::Array(a) => {
             let mut j = 0;
             s.lows.retain(|&v| {
                 j = gallop(a, j, v);
-                !(j < a.len() && a[j].get() == v)
+                (j < a.len() && a[j].get() == v) == IN
             });
-            s.set_lows();
         }
-        (Repr::Lows, Container::Bitset(b)) => {
-            s.lows.retain(|&v| !bit(b, v));
-            s.set_lows();
-        }
-        (Repr::Lows, Container::Run(r)) => {
+        Container::Bitset(b) => s.lows.retain(|&v| bit(b, v) == IN),
+        Container::Run(r) => {
             let mut i = 0;
             s.lows.retain(|&v| {
                 while i < r.len() && run(&r[i]).1 < v {
                     i += 1;
                 }
-                !(i < r.len() && run(&r[i]).0 <= v)
+                (i < r.len() && run(&r[i]).0 <= v) == IN
             });
-            s.set_lows();
         }
+    }
+    s.set_lows();
+}
+
+#[inline(always)]
+fn andnot_in_place_impl(c: Container<'_>, s: &mut Scratch) {
+    use super::scratch::Repr;
+    match (s.repr, c) {
+        (Repr::Empty, _) => {}
+        (Repr::Lows, _) => retain_lows::<false>(c, s),
         // Few runs taken from many: a walk over both lists. Otherwise (and for values or
         // bitsets) the runs become a bitset, from which each later container is taken in
         // time proportional to its own size, not to the result's.
@@ -513,34 +518,7 @@ fn and_in_place_impl(c: Container<'_>, s: &mut Scratch) {
     use super::scratch::Repr;
     match (s.repr, c) {
         (Repr::Empty, _) => {}
-        (Repr::Lows, Container::Array(a)) => {
-            let mut k = 0;
-            let mut j = 0;
-            for i in 0..s.lows.len() {
-                let v = s.lows[i];
-                j = gallop(a, j, v);
-                if j < a.len() && a[j].get() == v {
-                    s.lows[k] = v;
-                    k += 1;
-                }
-            }
-            s.lows.truncate(k);
-            s.set_lows();
-        }
-        (Repr::Lows, Container::Bitset(b)) => {
-            s.lows.retain(|&v| bit(b, v));
-            s.set_lows();
-        }
-        (Repr::Lows, Container::Run(r)) => {
-            let mut i = 0;
-            s.lows.retain(|&v| {
-                while i < r.len() && run(&r[i]).1 < v {
-                    i += 1;
-                }
-                i < r.len() && run(&r[i]).0 <= v
-            });
-            s.set_lows();
-        }
+        (Repr::Lows, _) => retain_lows::<true>(c, s),
         (Repr::Bits, Container::Array(a)) => {
             s.lows.clear();
             s.lows
