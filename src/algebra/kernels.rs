@@ -9,7 +9,7 @@ use super::Op;
 use crate::cast::{BitsetLE, RunLE, BITSET_WORDS, U16};
 use crate::container::Container;
 use crate::format::{ContainerKind, ARRAY_MAX};
-use crate::write::encode::{bitset_runs_into, fill_bits, Encoder};
+use crate::write::encode::{bitset_runs_into, fill_bits, run_words, Encoder};
 
 /// Size ratio above which sorted-array kernels gallop through the larger array.
 const GALLOP_RATIO: usize = 32;
@@ -397,24 +397,6 @@ fn xor_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
                 run_words(st, en, |w, m| bits[w] ^= m);
             }
         }
-    }
-}
-
-/// Calls `f(word, mask)` for each word of a bitset that run `st..=en` touches, with the
-/// run's bits in that word; one call for a run within one word (most runs).
-#[inline(always)]
-fn run_words(st: u16, en: u16, mut f: impl FnMut(usize, u64)) {
-    let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
-    let first = u64::MAX << (st & 63);
-    let last = u64::MAX >> (63 - (en & 63));
-    if ws == we {
-        f(ws, first & last);
-    } else {
-        f(ws, first);
-        for w in ws + 1..we {
-            f(w, u64::MAX);
-        }
-        f(we, last);
     }
 }
 

@@ -94,8 +94,13 @@ impl FrozenBitmapBuf {
         Ok(FrozenBitmapBuf { bytes })
     }
 
-    /// Wraps bytes a `Writer` just wrote from offset 0 (no check needed).
-    pub(crate) fn from_written(bytes: Vec<u8>) -> Self {
+    /// The bitmap a new `Writer` writes into an empty buffer through `write` (a set
+    /// operation on views, which cannot fail; the bytes need no check).
+    fn written_by(
+        write: impl FnOnce(&mut Writer, &mut Vec<u8>) -> Result<core::ops::Range<usize>, crate::Error>,
+    ) -> Self {
+        let mut bytes = Vec::new();
+        let _ = write(&mut Writer::new(), &mut bytes);
         FrozenBitmapBuf { bytes }
     }
 
@@ -141,10 +146,7 @@ impl fmt::Debug for FrozenBitmapBuf {
 
 impl<'a> FrozenBitmap<'a> {
     fn op_buf(&self, other: &FrozenBitmap<'_>, op: Op) -> FrozenBitmapBuf {
-        let mut bytes = Vec::new();
-        // Inputs are views: the operation cannot fail.
-        let _ = Writer::new().binary_into(op, self, other, &mut bytes);
-        FrozenBitmapBuf::from_written(bytes)
+        FrozenBitmapBuf::written_by(|w, out| w.binary_into(op, self, other, out))
     }
 
     /// The values in both bitmaps, as an owned bitmap (see
@@ -190,10 +192,7 @@ impl FrozenBitmapBuf {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
-        let mut bytes = Vec::new();
-        // Inputs are views: the operation cannot fail.
-        let _ = Writer::new().union_many_into(bitmaps, &mut bytes);
-        FrozenBitmapBuf::from_written(bytes)
+        FrozenBitmapBuf::written_by(|w, out| w.union_many_into(bitmaps, out))
     }
 
     /// The values in every one of the bitmaps (none if there is no bitmap).
@@ -202,9 +201,7 @@ impl FrozenBitmapBuf {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
-        let mut bytes = Vec::new();
-        let _ = Writer::new().intersection_many_into(bitmaps, &mut bytes);
-        FrozenBitmapBuf::from_written(bytes)
+        FrozenBitmapBuf::written_by(|w, out| w.intersection_many_into(bitmaps, out))
     }
 
     /// The values of the first bitmap that are in none of the others.
@@ -213,9 +210,7 @@ impl FrozenBitmapBuf {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
-        let mut bytes = Vec::new();
-        let _ = Writer::new().difference_many_into(bitmaps, &mut bytes);
-        FrozenBitmapBuf::from_written(bytes)
+        FrozenBitmapBuf::written_by(|w, out| w.difference_many_into(bitmaps, out))
     }
 
     /// The values in an odd number of the bitmaps.
@@ -224,9 +219,7 @@ impl FrozenBitmapBuf {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
-        let mut bytes = Vec::new();
-        let _ = Writer::new().symmetric_difference_many_into(bitmaps, &mut bytes);
-        FrozenBitmapBuf::from_written(bytes)
+        FrozenBitmapBuf::written_by(|w, out| w.symmetric_difference_many_into(bitmaps, out))
     }
 }
 

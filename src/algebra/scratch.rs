@@ -174,6 +174,19 @@ impl Scratch {
         }
     }
 
+    /// Emits the container as the container of `key` if `emit` ([`emit`](Self::emit)),
+    /// else clears it; returns how many values it had either way.
+    #[inline]
+    pub(crate) fn emit_or_clear(&mut self, key: u16, enc: &mut Encoder, emit: bool) -> u64 {
+        let n = u64::from(self.len());
+        if emit {
+            self.emit(key, enc);
+        } else {
+            self.clear();
+        }
+        n
+    }
+
     /// Appends the container, in its canonical kind, to the encoder's directory and
     /// payload as the container of `key`; then clears it.
     #[inline]

@@ -267,16 +267,27 @@ impl Encoder {
 }
 
 /// Sets bits `s..=e` of a bitset, a word at a time.
+#[inline]
 pub(crate) fn fill_bits(bits: &mut [u64; BITSET_WORDS], s: u16, e: u16) {
-    let (ws, we) = (usize::from(s >> 6), usize::from(e >> 6));
-    let first = u64::MAX << (s & 63);
-    let last = u64::MAX >> (63 - (e & 63));
+    run_words(s, e, |w, m| bits[w] |= m);
+}
+
+/// Calls `f(word, mask)` for each word of a bitset that run `st..=en` (`st <= en`)
+/// touches, with the run's bits in that word; one call for a run within one word (most
+/// runs).
+#[inline(always)]
+pub(crate) fn run_words(st: u16, en: u16, mut f: impl FnMut(usize, u64)) {
+    let (ws, we) = (usize::from(st >> 6), usize::from(en >> 6));
+    let first = u64::MAX << (st & 63);
+    let last = u64::MAX >> (63 - (en & 63));
     if ws == we {
-        bits[ws] |= first & last;
+        f(ws, first & last);
     } else {
-        bits[ws] |= first;
-        bits[ws + 1..we].fill(u64::MAX);
-        bits[we] |= last;
+        f(ws, first);
+        for w in ws + 1..we {
+            f(w, u64::MAX);
+        }
+        f(we, last);
     }
 }
 

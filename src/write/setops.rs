@@ -439,12 +439,7 @@ impl Writer {
                 }
                 continue;
             }
-            total += u64::from(s.len());
-            if emit {
-                s.emit(key, enc);
-            } else {
-                s.clear();
-            }
+            total += s.emit_or_clear(key, enc, emit);
         }
         total
     }
@@ -490,12 +485,7 @@ impl Writer {
             if !started {
                 s.load(d0.container(i)); // a single input
             }
-            total += u64::from(s.len());
-            if emit {
-                s.emit(key, enc);
-            } else {
-                s.clear();
-            }
+            total += s.emit_or_clear(key, enc, emit);
         }
         total
     }
@@ -729,13 +719,7 @@ fn combine_key(
             }
         }
     }
-    let n = u64::from(s.len());
-    if emit {
-        s.emit(key, enc);
-    } else {
-        s.clear();
-    }
-    n
+    s.emit_or_clear(key, enc, emit)
 }
 
 /// Keeps, once, each value that occurs an odd number of times in sorted `values`.
