@@ -639,7 +639,8 @@ fn and_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
         }
         return;
     }
-    if crate::simd::intersect_u16(small, large, out) {
+    // Shorter than one block of the SIMD kernel: merged here (see `count::array_array`).
+    if small.len() >= 8 && crate::simd::intersect_u16(small, large, out) {
         return;
     }
     let (mut i, mut j) = (0, 0);

@@ -59,8 +59,12 @@ fn array_array(a: &[U16], b: &[U16]) -> u64 {
         }
         return gallop(small, large);
     }
-    if let Some(n) = crate::simd::intersect_count_u16(small, large) {
-        return n;
+    // Shorter than one block of the SIMD kernel, which would only merge in scalar code
+    // after a call: merged here (pairs of small bitmaps are mostly such arrays).
+    if small.len() >= 8 {
+        if let Some(n) = crate::simd::intersect_count_u16(small, large) {
+            return n;
+        }
     }
     // Branch-free merge: both cursors advance on equality.
     let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);

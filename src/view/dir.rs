@@ -346,6 +346,14 @@ pub(crate) fn common_keys(
 /// The positions `(i, j)` of the first key present in both directories.
 #[inline]
 pub(crate) fn first_common_key(a: &Directory<'_>, b: &Directory<'_>) -> Option<(usize, usize)> {
+    // A directory of one key (common among small bitmaps): a binary search of the other,
+    // without the walk's galloping branches.
+    match (a.n(), b.n()) {
+        (0, _) | (_, 0) => return None,
+        (1, _) => return b.find(a.key(0)).ok().map(|j| (0, j)),
+        (_, 1) => return a.find(b.key(0)).ok().map(|i| (i, 0)),
+        _ => {}
+    }
     let mut first = None;
     common_keys(a, b, |i, j| {
         first = Some((i, j));
