@@ -354,6 +354,12 @@ pub(crate) fn first_common_key(a: &Directory<'_>, b: &Directory<'_>) -> Option<(
         (_, 1) => return a.find(b.key(0)).ok().map(|i| (i, 0)),
         _ => {}
     }
+    first_common_key_walk(a, b)
+}
+
+/// [`first_common_key`] for directories of two keys or more: the galloping walk.
+#[inline(never)]
+fn first_common_key_walk(a: &Directory<'_>, b: &Directory<'_>) -> Option<(usize, usize)> {
     let mut first = None;
     common_keys(a, b, |i, j| {
         first = Some((i, j));

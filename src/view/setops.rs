@@ -25,17 +25,13 @@ impl FrozenBitmap<'_> {
     /// assert_eq!(a.symmetric_difference_len(&b), 2);
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
+    #[inline]
     pub fn intersection_len(&self, other: &FrozenBitmap<'_>) -> u64 {
         // Pairs without a common key (common among small bitmaps) are answered by a short
-        // walk, without entering the large per-CPU-level function that counts.
-        // A common key that is the last of either directory is the only one: its pair of
-        // containers is counted by the (smaller) dispatched kernel alone.
+        // walk, inlined into the caller, without entering the functions that count.
         match crate::view::dir::first_common_key(&self.dir, &other.dir) {
             None => 0,
-            Some((i, j)) if i + 1 == self.dir.n() || j + 1 == other.dir.n() => {
-                count::intersection_len(self.dir.container(i), other.dir.container(j))
-            }
-            Some(from) => intersection_len_dirs(&self.dir, &other.dir, from),
+            Some(from) => intersection_len_from(&self.dir, &other.dir, from),
         }
     }
 
@@ -85,6 +81,18 @@ impl FrozenBitmap<'_> {
             disjoint
         });
         disjoint
+    }
+}
+
+/// `|a ∩ b|` from the first common key on (`from`). A common key that is the last of either
+/// directory is the only one: its pair of containers is counted by the (smaller)
+/// dispatched kernel alone.
+#[inline(never)]
+fn intersection_len_from(a: &Directory<'_>, b: &Directory<'_>, (i, j): (usize, usize)) -> u64 {
+    if i + 1 == a.n() || j + 1 == b.n() {
+        count::intersection_len(a.container(i), b.container(j))
+    } else {
+        intersection_len_dirs(a, b, (i, j))
     }
 }
 
