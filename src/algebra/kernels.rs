@@ -867,35 +867,37 @@ impl RunList for &[(u16, u16)] {
 #[inline(always)]
 fn merge_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
     // Branchy, as `and_runs` (and for the same reason).
-    let (mut i, mut j) = (0, 0);
-    if a.n() > 0 && b.n() > 0 {
-        let (mut x, mut y) = (a.at(0), b.at(0));
-        loop {
-            if x.0 <= y.0 {
-                push_run(out, x.0, x.1);
-                i += 1;
-                if i == a.n() {
-                    break;
+    with_runs(out, a.n() + b.n(), |acc| {
+        let (mut i, mut j) = (0, 0);
+        if a.n() > 0 && b.n() > 0 {
+            let (mut x, mut y) = (a.at(0), b.at(0));
+            loop {
+                if x.0 <= y.0 {
+                    acc.merge(x.0, x.1);
+                    i += 1;
+                    if i == a.n() {
+                        break;
+                    }
+                    x = a.at(i);
+                } else {
+                    acc.merge(y.0, y.1);
+                    j += 1;
+                    if j == b.n() {
+                        break;
+                    }
+                    y = b.at(j);
                 }
-                x = a.at(i);
-            } else {
-                push_run(out, y.0, y.1);
-                j += 1;
-                if j == b.n() {
-                    break;
-                }
-                y = b.at(j);
             }
         }
-    }
-    for k in i..a.n() {
-        let (st, en) = a.at(k);
-        push_run(out, st, en);
-    }
-    for k in j..b.n() {
-        let (st, en) = b.at(k);
-        push_run(out, st, en);
-    }
+        for k in i..a.n() {
+            let (st, en) = a.at(k);
+            acc.merge(st, en);
+        }
+        for k in j..b.n() {
+            let (st, en) = b.at(k);
+            acc.merge(st, en);
+        }
+    });
 }
 
 /// `a ∩ b`: the overlap of each pair of runs that meet.
@@ -904,46 +906,48 @@ fn and_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u1
     // Branches on which run ends first, rather than cursors advanced by comparisons: the
     // branch-free form makes each step wait for the previous step's loads, and is slower
     // (the advances often repeat on one side, which predicts well).
-    if a.n() == 0 || b.n() == 0 {
-        return;
-    }
-    let (mut i, mut j) = (0, 0);
-    let ((mut s1, mut e1), (mut s2, mut e2)) = (a.at(0), b.at(0));
-    loop {
-        // Runs that end before the other's run starts are passed in tight loops.
-        if e1 < s2 {
-            i += 1;
-            if i == a.n() {
-                return;
-            }
-            (s1, e1) = a.at(i);
-            continue;
+    with_runs(out, a.n() + b.n(), |acc| {
+        if a.n() == 0 || b.n() == 0 {
+            return;
         }
-        if e2 < s1 {
-            j += 1;
-            if j == b.n() {
-                return;
+        let (mut i, mut j) = (0, 0);
+        let ((mut s1, mut e1), (mut s2, mut e2)) = (a.at(0), b.at(0));
+        loop {
+            // Runs that end before the other's run starts are passed in tight loops.
+            if e1 < s2 {
+                i += 1;
+                if i == a.n() {
+                    return;
+                }
+                (s1, e1) = a.at(i);
+                continue;
             }
-            (s2, e2) = b.at(j);
-            continue;
-        }
-        push_run(out, s1.max(s2), e1.min(e2));
-        let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
-        if adv_a {
-            i += 1;
-            if i == a.n() {
-                return;
+            if e2 < s1 {
+                j += 1;
+                if j == b.n() {
+                    return;
+                }
+                (s2, e2) = b.at(j);
+                continue;
             }
-            (s1, e1) = a.at(i);
-        }
-        if adv_b {
-            j += 1;
-            if j == b.n() {
-                return;
+            acc.merge(s1.max(s2), e1.min(e2));
+            let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
+            if adv_a {
+                i += 1;
+                if i == a.n() {
+                    return;
+                }
+                (s1, e1) = a.at(i);
             }
-            (s2, e2) = b.at(j);
+            if adv_b {
+                j += 1;
+                if j == b.n() {
+                    return;
+                }
+                (s2, e2) = b.at(j);
+            }
         }
-    }
+    });
 }
 
 /// `a − b`: each run of `a` cut by the runs of `b` that overlap it.
@@ -980,64 +984,92 @@ fn andnot_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16,
 /// touch it. The last run is kept in registers and written out once final.
 #[inline(always)]
 fn xor_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
-    let mut acc = XorAcc { last: None };
-    let (mut i, mut j) = (0, 0);
-    if a.n() > 0 && b.n() > 0 {
-        let (mut x, mut y) = (a.at(0), b.at(0));
-        loop {
-            if x.0 <= y.0 {
-                acc.add(out, x);
-                i += 1;
-                if i == a.n() {
-                    break;
+    with_runs(out, a.n() + b.n(), |acc| {
+        let (mut i, mut j) = (0, 0);
+        if a.n() > 0 && b.n() > 0 {
+            let (mut x, mut y) = (a.at(0), b.at(0));
+            loop {
+                if x.0 <= y.0 {
+                    acc.xor(x);
+                    i += 1;
+                    if i == a.n() {
+                        break;
+                    }
+                    x = a.at(i);
+                } else {
+                    acc.xor(y);
+                    j += 1;
+                    if j == b.n() {
+                        break;
+                    }
+                    y = b.at(j);
                 }
-                x = a.at(i);
-            } else {
-                acc.add(out, y);
-                j += 1;
-                if j == b.n() {
-                    break;
-                }
-                y = b.at(j);
             }
         }
-    }
-    for k in i..a.n() {
-        acc.add(out, a.at(k));
-    }
-    for k in j..b.n() {
-        acc.add(out, b.at(k));
-    }
-    if let Some(last) = acc.last {
-        out.push(last);
-    }
+        for k in i..a.n() {
+            acc.xor(a.at(k));
+        }
+        for k in j..b.n() {
+            acc.xor(b.at(k));
+        }
+    });
 }
 
-/// The last run of a symmetric difference under construction (see [`xor_runs`]).
-struct XorAcc {
+/// A run list under construction, written by index into room made for it in advance (no
+/// capacity check and length update per run, as `Vec::push` would do), its last run kept
+/// in registers until it is final. See [`with_runs`].
+struct RunAcc<'o> {
     last: Option<(u16, u16)>,
+    /// Where the final runs go, and how many there are.
+    out: &'o mut [(u16, u16)],
+    k: usize,
 }
 
-impl XorAcc {
+impl RunAcc<'_> {
+    /// Appends a final run.
+    #[inline(always)]
+    fn put(&mut self, r: (u16, u16)) {
+        if let Some(slot) = self.out.get_mut(self.k) {
+            *slot = r;
+            self.k += 1;
+        }
+    }
+
+    /// Adds run `s..=e`, which starts at or after the last run's start: merged into the
+    /// last run if they overlap or touch (so even a corrupt input gives well-formed runs).
+    #[inline(always)]
+    fn merge(&mut self, s: u16, e: u16) {
+        match self.last {
+            Some((ls, le)) if u32::from(s) <= u32::from(le) + 1 => {
+                self.last = Some((ls, le.max(e)));
+            }
+            Some(l) => {
+                self.put(l);
+                self.last = Some((s, e));
+            }
+            None => self.last = Some((s, e)),
+        }
+    }
+
     /// Replaces the last run `l` by `l ⊕ r`, for a run `r` starting at or after `l` (and
     /// after every earlier run): `l` is final and written out if they are apart, they join
     /// if touching; if they overlap, the part of `l` before `r` is final and the part of
     /// the longer one after the shorter becomes the last run. A corrupt payload (runs out
     /// of order) gives wrong runs, never a panic.
     #[inline(always)]
-    fn add(&mut self, out: &mut alloc::vec::Vec<(u16, u16)>, (s, e): (u16, u16)) {
+    fn xor(&mut self, (s, e): (u16, u16)) {
         let Some((ls, le)) = self.last else {
             self.last = Some((s, e));
             return;
         };
         if u32::from(s) > u32::from(le) + 1 {
-            out.push((ls, le));
+            self.put((ls, le));
             self.last = Some((s, e));
         } else if u32::from(s) == u32::from(le) + 1 {
             self.last = Some((ls, e));
         } else {
             if ls < s {
-                out.push((ls, s - 1));
+                self.put((ls, s - 1));
             }
             self.last = if le < e {
                 Some((le + 1, e))
@@ -1048,4 +1080,24 @@ impl XorAcc {
             };
         }
     }
+}
+
+/// Clears `out` and fills it with the runs that `f` adds to a [`RunAcc`] with room for
+/// `max` runs, the most the operation can give from well-formed inputs (one per input
+/// run); any beyond, possible only from a corrupt payload, are dropped.
+#[inline(always)]
+fn with_runs(out: &mut alloc::vec::Vec<(u16, u16)>, max: usize, f: impl FnOnce(&mut RunAcc<'_>)) {
+    out.clear();
+    out.resize(max, (0, 0));
+    let mut acc = RunAcc {
+        last: None,
+        out: &mut out[..],
+        k: 0,
+    };
+    f(&mut acc);
+    if let Some(last) = acc.last {
+        acc.put(last);
+    }
+    let k = acc.k;
+    out.truncate(k);
 }
