@@ -866,38 +866,42 @@ impl RunList for &[(u16, u16)] {
 /// `a ∪ b`: runs taken in order of start, merged where they overlap or touch.
 #[inline(always)]
 fn merge_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
-    // Branchy, as `and_runs` (and for the same reason).
     with_runs(out, a.n() + b.n(), |acc| {
-        let (mut i, mut j) = (0, 0);
-        if a.n() > 0 && b.n() > 0 {
-            let (mut x, mut y) = (a.at(0), b.at(0));
-            loop {
-                if x.0 <= y.0 {
-                    acc.merge(x.0, x.1);
-                    i += 1;
-                    if i == a.n() {
-                        break;
-                    }
-                    x = a.at(i);
-                } else {
-                    acc.merge(y.0, y.1);
-                    j += 1;
-                    if j == b.n() {
-                        break;
-                    }
-                    y = b.at(j);
+        by_start(a, b, |(s, e)| acc.merge(s, e))
+    });
+}
+
+/// Calls `f` with the runs of `a` and `b` in ascending order of start. Branchy, as
+/// `and_runs` (and for the same reason).
+#[inline(always)]
+fn by_start(a: impl RunList, b: impl RunList, mut f: impl FnMut((u16, u16))) {
+    let (mut i, mut j) = (0, 0);
+    if a.n() > 0 && b.n() > 0 {
+        let (mut x, mut y) = (a.at(0), b.at(0));
+        loop {
+            if x.0 <= y.0 {
+                f(x);
+                i += 1;
+                if i == a.n() {
+                    break;
                 }
+                x = a.at(i);
+            } else {
+                f(y);
+                j += 1;
+                if j == b.n() {
+                    break;
+                }
+                y = b.at(j);
             }
         }
-        for k in i..a.n() {
-            let (st, en) = a.at(k);
-            acc.merge(st, en);
-        }
-        for k in j..b.n() {
-            let (st, en) = b.at(k);
-            acc.merge(st, en);
-        }
-    });
+    }
+    for k in i..a.n() {
+        f(a.at(k));
+    }
+    for k in j..b.n() {
+        f(b.at(k));
+    }
 }
 
 /// `a ∩ b`: the overlap of each pair of runs that meet.
@@ -984,35 +988,7 @@ fn andnot_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16,
 /// touch it. The last run is kept in registers and written out once final.
 #[inline(always)]
 fn xor_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
-    with_runs(out, a.n() + b.n(), |acc| {
-        let (mut i, mut j) = (0, 0);
-        if a.n() > 0 && b.n() > 0 {
-            let (mut x, mut y) = (a.at(0), b.at(0));
-            loop {
-                if x.0 <= y.0 {
-                    acc.xor(x);
-                    i += 1;
-                    if i == a.n() {
-                        break;
-                    }
-                    x = a.at(i);
-                } else {
-                    acc.xor(y);
-                    j += 1;
-                    if j == b.n() {
-                        break;
-                    }
-                    y = b.at(j);
-                }
-            }
-        }
-        for k in i..a.n() {
-            acc.xor(a.at(k));
-        }
-        for k in j..b.n() {
-            acc.xor(b.at(k));
-        }
-    });
+    with_runs(out, a.n() + b.n(), |acc| by_start(a, b, |r| acc.xor(r)));
 }
 
 /// A run list under construction, written by index into room made for it in advance (no
