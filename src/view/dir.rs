@@ -175,6 +175,7 @@ impl<'a> Directory<'a> {
     /// First index from `from` on whose key is `>= key` (`n()` if none), by galloping (see
     /// [`advance`]): O(1) when the key is the next one, as for a cursor that follows
     /// ascending keys.
+    #[cfg(feature = "alloc")]
     #[inline]
     pub(crate) fn seek(&self, from: usize, key: u16) -> usize {
         match self {
