@@ -4,7 +4,7 @@
 //! interval arithmetic on runs, which are never expanded to values. Compiled twice (baseline
 //! and x86-64-v3, see `simd.rs`), so the word loops run on AVX2 and `popcnt` where present.
 
-use super::scratch::{push_run, Scratch};
+use super::scratch::{joins, push_run, Scratch};
 use super::Op;
 use crate::cast::{BitsetLE, RunLE, BITSET_WORDS, U16};
 use crate::container::Container;
@@ -1016,7 +1016,7 @@ impl RunAcc<'_> {
     #[inline(always)]
     fn merge(&mut self, s: u16, e: u16) {
         match self.last {
-            Some((ls, le)) if u32::from(s) <= u32::from(le) + 1 => {
+            Some((ls, le)) if joins(le, s) => {
                 self.last = Some((ls, le.max(e)));
             }
             Some(l) => {

@@ -312,12 +312,20 @@ pub(crate) fn push_runs(out: &mut Vec<(u16, u16)>, runs: impl Iterator<Item = (u
     }
 }
 
+/// Whether a run starting at `s` overlaps or touches a run ending at `end` that starts no
+/// later: the two then make one run. The rule of [`push_run`] and of the kernels' run
+/// accumulator (`RunAcc`), which appends by index where the room is known in advance.
+#[inline(always)]
+pub(crate) fn joins(end: u16, s: u16) -> bool {
+    u32::from(s) <= u32::from(end) + 1
+}
+
 /// Appends one run, merging it into the last one if they overlap or touch. Runs must come
 /// in ascending order of start.
 #[inline]
 pub(crate) fn push_run(out: &mut Vec<(u16, u16)>, s: u16, e: u16) {
     if let Some(last) = out.last_mut() {
-        if u32::from(s) <= u32::from(last.1) + 1 {
+        if joins(last.1, s) {
             if e > last.1 {
                 last.1 = e;
             }
