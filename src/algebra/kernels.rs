@@ -424,9 +424,16 @@ fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
             let bits = &mut *s.bits;
             for x in r {
                 let (st, en) = run(x);
+                // Stored only where the run clears a bit: results of a many-way
+                // difference are mostly sparse, so most runs find nothing to clear, and
+                // the skipped store leaves no store-to-load wait for the next run in the
+                // word (first minus the rest on wikileaks: −10 %).
                 run_words(st, en, |w, m| {
-                    cleared += (bits[w] & m).count_ones();
-                    bits[w] &= !m;
+                    let hit = bits[w] & m;
+                    if hit != 0 {
+                        cleared += hit.count_ones();
+                        bits[w] ^= hit;
+                    }
                 });
             }
         }
