@@ -78,6 +78,14 @@ fn main() {
     } else {
         Vec::new()
     };
+    // roaring-rs's owned bitmaps, for `rr_contains`.
+    let rr: Vec<roaring::RoaringBitmap> = if op.starts_with("rr_") {
+        sets.iter()
+            .map(|s| roaring::RoaringBitmap::from_sorted_iter(s.iter().copied()).unwrap())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let rounds: u32 = std::env::var("ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
@@ -136,6 +144,14 @@ fn main() {
                     };
                     r.unwrap().len() as u64
                 })
+                .sum(),
+            "rr_contains" => rr
+                .iter()
+                .map(|v| probes.iter().filter(|&&p| v.contains(p)).count() as u64)
+                .sum(),
+            "crv_contains" => crv
+                .iter()
+                .map(|v| probes.iter().filter(|&&p| v.contains(p)).count() as u64)
                 .sum(),
             "cr_inter" => cr.windows(2).map(|p| p[0].and_cardinality(&p[1])).sum(),
             "crv_inter" => crv.windows(2).map(|p| p[0].and_cardinality(&p[1])).sum(),

@@ -391,10 +391,18 @@ impl<'a> FrozenBitmap<'a> {
     /// ```
     #[inline]
     pub fn contains(&self, value: u32) -> bool {
+        // The key search is inlined into the caller's loop; the container's search is
+        // out of line, so that the whole stays small enough to be inlined.
         match self.dir.find((value >> 16) as u16) {
-            Ok(i) => self.dir.container(i).contains(value as u16),
+            Ok(i) => self.container_contains(i, value as u16),
             Err(_) => false,
         }
+    }
+
+    /// Whether container `i` holds `lo` (the out-of-line half of [`contains`](Self::contains)).
+    #[inline(never)]
+    fn container_contains(&self, i: usize, lo: u16) -> bool {
+        self.dir.container(i).contains(lo)
     }
 
     /// The smallest value.
