@@ -367,7 +367,9 @@ mod x86_kernels {
 
     /// Writes the lanes of `v` whose bit in `drop` is clear, in order, at `out[k..]`, which
     /// must have room for 8 (all 8 lanes are stored; those past the kept ones are scratch);
-    /// returns how many were kept.
+    /// returns how many were kept. Without that room nothing is stored and 0 is returned:
+    /// the callers' bounds hold for sorted arrays, and arrays of a corrupt payload (which
+    /// checked views allow) then give a wrong result, never a panic.
     #[cfg(feature = "alloc")]
     #[inline]
     #[target_feature(enable = "avx2")]
@@ -375,7 +377,9 @@ mod x86_kernels {
         let shuffle = &UNIQUE_SHUFFLE[drop & 0xFF];
         // SAFETY: the table row is 16 bytes; unaligned load.
         let key = unsafe { _mm_loadu_si128(shuffle.as_ptr().cast::<__m128i>()) };
-        let dst = &mut out[k..k + 8];
+        let Some(dst) = out.get_mut(k..k + 8) else {
+            return 0;
+        };
         // SAFETY: `dst` is 8 `u16`, 16 bytes, exactly what is stored; unaligned store.
         unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast::<__m128i>(), _mm_shuffle_epi8(v, key)) };
         8 - (drop & 0xFF).count_ones() as usize
@@ -781,12 +785,17 @@ mod x86_kernels {
         // Before a store, `k` (matches so far) is at most the values of `b` before the
         // current block (each matches once), which has 8 more, and at most the values of
         // `a` up to the end of the current block: `k + 8 <= min(a, b) + 8 = dst.len()`.
+        // Unsorted or repeated values (a corrupt payload) can match more than once: the
+        // matches beyond the room are dropped (`store_dropping`, and the check below).
         let (mut i, mut j) = blocks(a, b, |va, found| {
             k += store_dropping(va, !lane_mask(found), dst, k);
         });
         while i < a.len() && j < b.len() {
             let (x, y) = (a[i].get(), b[j].get());
-            dst[k] = x;
+            let Some(slot) = dst.get_mut(k) else {
+                break;
+            };
+            *slot = x;
             k += usize::from(x == y);
             i += usize::from(x <= y);
             j += usize::from(y <= x);

@@ -682,3 +682,42 @@ fn array_run_counts_and_conversion_match_the_values() {
         }
     }
 }
+
+/// Arrays of a corrupt payload (unsorted, with duplicates), which checked views allow: every
+/// accelerated array kernel returns without a panic (the results are unspecified).
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn accelerated_kernels_never_panic_on_unsorted_arrays() {
+    let _guard = FORCE.lock(); // no other test may force the baseline kernels meanwhile
+    let mut next = xorshift(23);
+    let mut out = Vec::new();
+    for round in 0..4000u64 {
+        let (la, lb) = (next(80) as usize, next(80) as usize);
+        // Small alphabets make many duplicates; some arrays are descending or constant.
+        let alphabet = [2, 5, 40, 65536][(round % 4) as usize];
+        let mut gen = |n: usize| -> Vec<u16> {
+            let mut v: Vec<u16> = (0..n).map(|_| next(alphabet) as u16).collect();
+            match next(4) {
+                0 => v.sort_unstable(),
+                1 => v.sort_unstable_by(|x, y| y.cmp(x)),
+                _ => {}
+            }
+            v
+        };
+        let (a, b) = (as_le(&gen(la)), as_le(&gen(lb)));
+        for (x, y) in [(&a, &b), (&b, &a)] {
+            let _ = crate::simd::intersect_count_u16(x, y);
+            let _ = crate::simd::scan_count_u16(x, y);
+            let _ = crate::simd::count_runs_u16(x);
+            for k in 0..4 {
+                out.clear();
+                let _ = match k {
+                    0 => crate::simd::intersect_u16(x, y, &mut out),
+                    1 => crate::simd::union_u16(x, y, &mut out),
+                    2 => crate::simd::difference_u16(x, y, &mut out),
+                    _ => crate::simd::xor_u16(x, y, &mut out),
+                };
+            }
+        }
+    }
+}

@@ -334,3 +334,49 @@ fn set_operations_on_overlapping_runs_give_valid_bitmaps() {
     exercise(&va, &vb);
     exercise(&vb, &va);
 }
+
+/// A frozen bitmap of one array container whose payload holds `values` as stored, in any
+/// order and with repeats: the checked constructor checks the structure, not the order
+/// of the values in a payload.
+fn array_with_payload(values: &[u16]) -> Vec<u8> {
+    let evens: Vec<u32> = (0..values.len() as u32).map(|i| 2 * i).collect();
+    let mut bytes = Vec::new();
+    Writer::new()
+        .write_sorted(evens.iter().copied(), &mut bytes)
+        .unwrap();
+    let stored: Vec<u8> = evens
+        .iter()
+        .flat_map(|&v| (v as u16).to_le_bytes())
+        .collect();
+    let at = bytes
+        .windows(stored.len())
+        .position(|w| w == stored)
+        .expect("the values are stored as one array");
+    let crafted: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    bytes[at..at + crafted.len()].copy_from_slice(&crafted);
+    bytes
+}
+
+/// Found by the `decode` fuzz target: the SIMD intersection of arrays sized its output for
+/// sorted arrays, where each value matches once. Values of a corrupt payload can match
+/// many times (here one block of `a` against eight blocks of `b`, each holding seven of its
+/// values), which overran that room and panicked on a bounds check. Such matches are now
+/// dropped: a wrong answer, which the docs allow for corrupt payloads, never a panic.
+#[test]
+fn intersection_of_arrays_with_repeated_values_does_not_panic() {
+    let a: Vec<u16> = (0..7).chain([100]).chain(200..208).collect();
+    let b: Vec<u16> = (0..8).flat_map(|_| 0..8).collect();
+    let (a, b) = (array_with_payload(&a), array_with_payload(&b));
+    let (va, vb) = (
+        FrozenBitmap::from_bytes(&a).unwrap(),
+        FrozenBitmap::from_bytes(&b).unwrap(),
+    );
+    assert!(va.validate().is_ok() && vb.validate().is_err());
+    let mut out = Vec::new();
+    for (x, y) in [(&va, &vb), (&vb, &va)] {
+        out.clear();
+        let r = Writer::new().intersection_into(x, y, &mut out).unwrap();
+        FrozenBitmap::from_bytes(&out[r]).unwrap();
+        exercise(x, y);
+    }
+}
