@@ -475,14 +475,6 @@ fn runs_by_scan<T: Copy>(
     loop {
         while w == 0 {
             i += 1;
-            // Clear words four at a time: the gaps between runs of sparse results span
-            // tens of words.
-            while let Some(q) = words.get(i..i + 4) {
-                if (get(q[0]) | get(q[1]) | get(q[2]) | get(q[3])) != 0 {
-                    break;
-                }
-                i += 4;
-            }
             if i == BITSET_WORDS {
                 return k;
             }
