@@ -13,50 +13,94 @@
 pub(crate) mod x86 {
     use core::sync::atomic::{AtomicU8, Ordering};
 
-    /// 0: not yet detected, 1: baseline only, 2: x86-64-v3 features present.
+    /// 0: not yet detected, 1: baseline only, 2: x86-64-v3 features present, 3: those and
+    /// AVX-512 with VBMI2 (16-bit compress).
     static LEVEL: AtomicU8 = AtomicU8::new(0);
-    /// Tests force the baseline path with this (0: auto, 1: force baseline).
-    static FORCE_BASELINE: AtomicU8 = AtomicU8::new(0);
+    /// Tests cap the level with this (0: auto, 1: baseline only, 2: no AVX-512).
+    static CAP: AtomicU8 = AtomicU8::new(0);
 
-    /// Whether the x86-64-v3 copies of the kernels may run on this CPU: two relaxed loads
-    /// once detected, inlined into every dispatch.
+    /// The usable level: two relaxed loads once detected.
+    #[inline(always)]
+    fn level() -> u8 {
+        let level = match LEVEL.load(Ordering::Relaxed) {
+            0 => detect(),
+            l => l,
+        };
+        match CAP.load(Ordering::Relaxed) {
+            0 => level,
+            cap => level.min(cap),
+        }
+    }
+
+    /// Whether the x86-64-v3 copies of the kernels may run on this CPU; inlined into every
+    /// dispatch.
     #[inline(always)]
     pub(crate) fn has_v3() -> bool {
-        match LEVEL.load(Ordering::Relaxed) {
-            2 => FORCE_BASELINE.load(Ordering::Relaxed) == 0,
-            1 => false,
-            _ => detect(),
-        }
+        level() >= 2
+    }
+
+    /// Whether the AVX-512 kernels (F, BW and VBMI2, besides x86-64-v3) may run on this CPU.
+    #[inline(always)]
+    pub(crate) fn has_v4() -> bool {
+        level() >= 3
     }
 
     /// The first call: detects the features and caches the answer.
     #[cold]
     #[inline(never)]
-    fn detect() -> bool {
-        let ok = std::is_x86_feature_detected!("avx2")
+    fn detect() -> u8 {
+        let v3 = std::is_x86_feature_detected!("avx2")
             && std::is_x86_feature_detected!("bmi1")
             && std::is_x86_feature_detected!("bmi2")
             && std::is_x86_feature_detected!("popcnt")
             && std::is_x86_feature_detected!("lzcnt");
-        LEVEL.store(if ok { 2 } else { 1 }, Ordering::Relaxed);
-        ok && FORCE_BASELINE.load(Ordering::Relaxed) == 0
+        let v4 = v3
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512vbmi2")
+            && std::is_x86_feature_detected!("avx512vpopcntdq");
+        let level = 1 + u8::from(v3) + u8::from(v4);
+        LEVEL.store(level, Ordering::Relaxed);
+        level
     }
 
     /// Forces (or stops forcing) the baseline kernels, for tests comparing both paths.
     #[cfg(test)]
     pub(crate) fn force_baseline(force: bool) {
-        FORCE_BASELINE.store(u8::from(force), Ordering::Relaxed);
+        CAP.store(u8::from(force), Ordering::Relaxed);
+    }
+
+    /// Caps the kernels' level, for tests comparing the paths: 0 lifts the cap, 1 forces
+    /// the baseline kernels, 2 the x86-64-v3 ones where AVX-512 ones exist.
+    #[cfg(test)]
+    pub(crate) fn cap_level(cap: u8) {
+        CAP.store(cap, Ordering::Relaxed);
     }
 }
 
-/// Defines `$name` calling `$body` (an `#[inline(always)]` safe function) either as
-/// compiled for x86-64-v3 or for the baseline, depending on the running CPU.
+/// Defines `$name` calling `$body` (an `#[inline(always)]` safe function) as compiled for
+/// AVX-512 (x86-64-v3 with AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ: Ice Lake and later,
+/// Zen 4 and later), for x86-64-v3, or for the baseline, depending on the running CPU.
+/// The AVX-512 copy differs by what the compiler makes of the wider vectors and vector
+/// popcount (the bitset loops) and by the kernels that check [`x86::has_v4`] themselves.
 macro_rules! dispatch {
     ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty => $body:path;) => {
         $(#[$meta])*
         #[inline]
         #[allow(unsafe_code)]
         $vis fn $name($($arg: $ty),*) -> $ret {
+            #[cfg(all(feature = "std", target_arch = "x86_64"))]
+            if $crate::simd::x86::has_v4() {
+                #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq")]
+                unsafe fn v4($($arg: $ty),*) -> $ret {
+                    $body($($arg),*)
+                }
+                // SAFETY: `v4` only differs from `$body` in the target features it is
+                // compiled with, and `has_v4` confirmed at run time that the CPU has every
+                // one of them.
+                return unsafe { v4($($arg),*) };
+            }
             #[cfg(all(feature = "std", target_arch = "x86_64"))]
             if $crate::simd::x86::has_v3() {
                 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
@@ -181,10 +225,77 @@ pub(crate) fn count_runs_u16(values: &[U16]) -> u32 {
     crate::write::encode::count_slice_runs(values, |v| v.get())
 }
 
+/// Writes the positions of the set bits of `word(0), word(1), ...` (see
+/// [`crate::write::encode::flatten`], whose contract this shares) with AVX-512 VBMI2: each
+/// word's positions are compressed out of a vector of 32 positions per half and stored
+/// at once, whatever the number of bits. `None` if the CPU lacks the features.
+#[inline(always)]
+pub(crate) fn flatten_bits<const DENSE: bool>(
+    word: impl FnMut(usize) -> u64,
+    dst: &mut [U16],
+) -> Option<usize> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW and VBMI2 and POPCNT on this CPU.
+        return Some(unsafe { x86_kernels::flatten_bits::<DENSE>(word, dst) });
+    }
+    let _ = (word, dst);
+    None
+}
+
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86_kernels {
     use super::U16;
     use core::arch::x86_64::*;
+
+    /// See [`super::flatten_bits`]: stops early (returning the positions written) where
+    /// `dst` has fewer than 64 slots past them, as the scalar flatten does.
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW and VBMI2, and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+    pub(super) unsafe fn flatten_bits<const DENSE: bool>(
+        mut word: impl FnMut(usize) -> u64,
+        dst: &mut [U16],
+    ) -> usize {
+        // Byte lane j holds j, the position of bit j within a word.
+        let iota = _mm512_set_epi8(
+            63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
+            41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
+            19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+        );
+        let mut k = 0;
+        for i in 0..crate::cast::BITSET_WORDS {
+            let t = word(i);
+            if !DENSE && t == 0 {
+                continue;
+            }
+            if dst.len() < k + 64 {
+                break; // more bits than room: the caller's count was wrong
+            }
+            let n = t.count_ones() as usize;
+            // The positions of the set bits, as bytes, first; then widened to 16 bits and
+            // offset by the word's first position (64 i fits in 16 bits: i < 1024).
+            let bytes = _mm512_maskz_compress_epi8(t, iota);
+            let base = _mm512_set1_epi16((i * 64) as i16);
+            let first = _mm512_add_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(bytes)), base);
+            let p = dst.as_mut_ptr();
+            // SAFETY: `k + 64 <= dst.len()`; the first store writes 32 lanes from `k`, the
+            // second 32 from `k + 32`: both inside `dst`. `U16` is two plain bytes,
+            // little-endian like the CPU; the stores are unaligned ones.
+            unsafe {
+                _mm512_storeu_si512(p.add(k).cast(), first);
+                if n > 32 {
+                    let rest = _mm512_extracti64x4_epi64::<1>(bytes);
+                    let second = _mm512_add_epi16(_mm512_cvtepu8_epi16(rest), base);
+                    _mm512_storeu_si512(p.add(k + 32).cast(), second);
+                }
+            }
+            k += n;
+        }
+        k
+    }
 
     /// Loads `s[k..k + 8]` (unaligned).
     ///

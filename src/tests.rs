@@ -349,14 +349,18 @@ fn accelerated_set_kernels_match_scalar() {
                     e2.reset();
                     kernels::binary(op, x, y, &mut s);
                     s.emit(7, &mut e1);
+                    // The lower CPU levels' kernels give the same bytes.
+                    for level in &CPU_LEVELS[1..] {
+                        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+                        crate::simd::x86::cap_level(*level);
+                        e2.reset();
+                        kernels::binary(op, x, y, &mut s);
+                        s.emit(7, &mut e2);
+                        assert_eq!(e1.payload, e2.payload, "{op:?}, level {level}");
+                        assert_eq!(e1.metas.len(), e2.metas.len());
+                    }
                     #[cfg(all(feature = "std", target_arch = "x86_64"))]
-                    crate::simd::x86::force_baseline(true);
-                    kernels::binary(op, x, y, &mut s);
-                    s.emit(7, &mut e2);
-                    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-                    crate::simd::x86::force_baseline(false);
-                    assert_eq!(e1.payload, e2.payload, "{op:?}");
-                    assert_eq!(e1.metas.len(), e2.metas.len());
+                    crate::simd::x86::cap_level(0);
                     // Every representation of the same operands gives the same bytes.
                     kernels::binary(op, ca[1], cb[1], &mut s);
                     e2.reset();
@@ -372,9 +376,9 @@ fn accelerated_set_kernels_match_scalar() {
             (Op::Or, kernels::or_into_bits),
             (Op::Xor, kernels::xor_into_bits),
         ];
-        for baseline in [false, true] {
+        for baseline in CPU_LEVELS {
             #[cfg(all(feature = "std", target_arch = "x86_64"))]
-            crate::simd::x86::force_baseline(baseline);
+            crate::simd::x86::cap_level(baseline);
             for (op, into) in accumulate {
                 for &x in ca.iter().filter(fits) {
                     for &y in cb.iter().filter(fits) {
@@ -540,7 +544,15 @@ fn bitset_extraction_matches_the_values() {
         sets.push((1..=u16::MAX).step_by(2).collect());
         sets.push((0..4000u16).map(|k| k * 16 + (k % 3)).collect());
     }
-    for lows in &sets {
+    let _guard = FORCE.lock(); // no other test may cap the CPU level meanwhile
+                               // Each CPU level's extraction (AVX-512, x86-64-v3, baseline; the levels the CPU lacks
+                               // run as the highest it has).
+    for (lows, level) in sets
+        .iter()
+        .flat_map(|l| CPU_LEVELS.iter().map(move |&c| (l, c)))
+    {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        crate::simd::x86::cap_level(level);
         let (_, words, _) = kinds_of(lows);
         let words: &[crate::cast::U64; crate::cast::BITSET_WORDS] = words[..].try_into().unwrap();
         let card = bitset_card(words, |w| w.get());
@@ -558,13 +570,28 @@ fn bitset_extraction_matches_the_values() {
         let mut out = alloc::vec![9u8; 3]; // appends after what is there
         bitset_runs_into(words, |w| w.get(), nruns as usize, &mut out);
         assert_eq!(&out[..3], &[9, 9, 9]);
-        assert_eq!(&out[3..], &expected[..], "runs of {} values", lows.len());
+        assert_eq!(
+            &out[3..],
+            &expected[..],
+            "runs of {} values, level {level}",
+            lows.len()
+        );
         let mut out = alloc::vec![9u8; 1];
         crate::algebra::scratch::extract(words, |w| w.get(), card as usize, &mut out);
         let values: Vec<u8> = lows.iter().flat_map(|v| v.to_le_bytes()).collect();
-        assert_eq!(&out[1..], &values[..], "values of {} values", lows.len());
+        assert_eq!(
+            &out[1..],
+            &values[..],
+            "values of {} values, level {level}",
+            lows.len()
+        );
     }
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    crate::simd::x86::cap_level(0);
 }
+
+/// The caps of `crate::simd::x86::cap_level`: no cap, no AVX-512, baseline only.
+const CPU_LEVELS: [u8; 3] = [0, 2, 1];
 
 /// Many small run-heavy sets (runs nested in, overlapping, touching and equal to each
 /// other's, at both ends of the range): every operation on every pair of kinds gives the

@@ -516,6 +516,9 @@ pub(crate) fn flatten<const DENSE: bool>(
     mut word: impl FnMut(usize) -> u64,
     dst: &mut [cast::U16],
 ) -> usize {
+    if let Some(k) = crate::simd::flatten_bits::<DENSE>(&mut word, dst) {
+        return k;
+    }
     let mut k = 0;
     for i in 0..BITSET_WORDS {
         let mut t = word(i);
