@@ -3,6 +3,10 @@
 //! ```text
 //! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) ../shared/realdata/census1881
 //! ```
+//!
+//! With `VS=<another operation>` the two alternate round by round and the medians of their
+//! round times are compared (`VS=cr_union_all ... union_all DIR`): the machines here are
+//! shared, and slow drifts then hit both alike.
 
 use std::time::Instant;
 
@@ -62,22 +66,23 @@ fn main() {
         .collect();
     // CRoaring's frozen views (as the benchmarks use), for `crv_inter`: each serialized
     // 32-byte aligned at the end of its own buffer, which is leaked.
-    let crv: Vec<croaring::BitmapView<'static>> = if op.starts_with("crv_") {
-        cr.iter()
-            .map(|b| {
-                let mut buf = Vec::new();
-                let _ = b.serialize_into_vec::<croaring::Frozen>(&mut buf);
-                let size = b.get_serialized_size_in_bytes::<croaring::Frozen>();
-                let buf: &'static [u8] = Vec::leak(buf);
-                let bytes = &buf[buf.len() - size..];
-                // SAFETY: `serialize_into_vec` places the frozen bytes 32-byte aligned at
-                // the end of the vector, which is leaked, so it outlives the view.
-                unsafe { croaring::BitmapView::deserialize::<croaring::Frozen>(bytes) }
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let crv: Vec<croaring::BitmapView<'static>> =
+        if op.starts_with("crv_") || std::env::var("VS").is_ok_and(|v| v.starts_with("crv_")) {
+            cr.iter()
+                .map(|b| {
+                    let mut buf = Vec::new();
+                    let _ = b.serialize_into_vec::<croaring::Frozen>(&mut buf);
+                    let size = b.get_serialized_size_in_bytes::<croaring::Frozen>();
+                    let buf: &'static [u8] = Vec::leak(buf);
+                    let bytes = &buf[buf.len() - size..];
+                    // SAFETY: `serialize_into_vec` places the frozen bytes 32-byte aligned at
+                    // the end of the vector, which is leaked, so it outlives the view.
+                    unsafe { croaring::BitmapView::deserialize::<croaring::Frozen>(bytes) }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
     // roaring-rs's owned bitmaps, for `rr_contains`.
     let rr: Vec<roaring::RoaringBitmap> = if op.starts_with("rr_") {
         sets.iter()
@@ -94,11 +99,9 @@ fn main() {
     if std::env::var_os("RELAXED").is_some_and(|v| v == "1") {
         w = Writer::new().with_canonical(false);
     }
-    let start = Instant::now();
-    let mut t = 0u64;
     let mut out = Vec::new();
-    for _ in 0..rounds {
-        t += match op.as_str() {
+    let mut run = |op: &str| -> u64 {
+        match op {
             "inter" => views
                 .windows(2)
                 .map(|w| w[0].intersection_len(&w[1]))
@@ -136,7 +139,7 @@ fn main() {
                 .windows(2)
                 .map(|p| {
                     out.clear();
-                    let r = match op.as_str() {
+                    let r = match op {
                         "and" => w.intersection_into(&p[0], &p[1], &mut out),
                         "or" => w.union_into(&p[0], &p[1], &mut out),
                         "xor" => w.symmetric_difference_into(&p[0], &p[1], &mut out),
@@ -179,7 +182,31 @@ fn main() {
                 croaring::Bitmap::fast_xor(&refs).cardinality()
             }
             _ => panic!("unknown operation {op}"),
+        }
+    };
+    // VS=<another operation>: the two alternate round by round (so that the machine's
+    // slow drifts hit both alike), and the medians of their round times are compared.
+    if let Ok(vs) = std::env::var("VS") {
+        let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            for (o, times) in [(op.as_str(), &mut mine), (vs.as_str(), &mut theirs)] {
+                let start = Instant::now();
+                std::hint::black_box(run(o));
+                times.push(start.elapsed().as_secs_f64() * 1e6);
+            }
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
         };
+        let (m, t) = (median(&mut mine), median(&mut theirs));
+        println!("{op} {m:.1} µs, {vs} {t:.1} µs: {vs} ÷ {op} = {:.2}", t / m);
+        return;
+    }
+    let start = Instant::now();
+    let mut t = 0u64;
+    for _ in 0..rounds {
+        t += run(&op);
     }
     println!(
         "{op}: {t} ({:.1} µs per round)",
