@@ -225,6 +225,15 @@ pub(crate) fn count_runs_u16(values: &[U16]) -> u32 {
     crate::write::encode::count_slice_runs(values, |v| v.get())
 }
 
+/// Whether [`flatten_bits`] runs vector code on this CPU.
+#[inline(always)]
+pub(crate) fn has_fast_flatten() -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    return x86::has_v4();
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+    return false;
+}
+
 /// Writes the positions of the set bits of `word(0), word(1), ...` (see
 /// [`crate::write::encode::flatten`], whose contract this shares) with AVX-512 VBMI2: each
 /// word's positions are compressed out of a vector of 32 positions per half and stored
