@@ -225,30 +225,26 @@ pub(crate) fn count_runs_u16(values: &[U16]) -> u32 {
     crate::write::encode::count_slice_runs(values, |v| v.get())
 }
 
-/// Whether [`flatten_bits`] runs vector code on this CPU.
-#[inline(always)]
-pub(crate) fn has_fast_flatten() -> bool {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    return x86::has_v4();
-    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
-    return false;
-}
-
-/// Writes the positions of the set bits of `word(0), word(1), ...` (see
-/// [`crate::write::encode::flatten`], whose contract this shares) with AVX-512 VBMI2: each
-/// word's positions are compressed out of a vector of 32 positions per half and stored
-/// at once, whatever the number of bits. `None` if the CPU lacks the features.
-#[inline(always)]
-pub(crate) fn flatten_bits<const DENSE: bool>(
-    word: impl FnMut(usize) -> u64,
+/// Writes the positions of the set bits of a bitset (its 8,192 little-endian bytes) or,
+/// with `BOUNDARIES`, of its run boundaries (the set bits of `w ^ (w << 1 | carry)`,
+/// `carry` the previous word's top bit) into `dst`, in increasing order, with AVX-512:
+/// the words with a bit are first packed with their indices, 8 words per step, then
+/// each one's positions are compressed out of a vector of all 64 and stored at once, with
+/// no branch per word or per bit. Returns how many were written, stopping early where
+/// `dst` has fewer than 64 slots past them (as [`crate::write::encode::flatten`] does), or
+/// `None` if the CPU lacks the features or `bytes` is not 8,192 long.
+#[inline]
+pub(crate) fn bitset_positions<const BOUNDARIES: bool>(
+    bytes: &[u8],
     dst: &mut [U16],
 ) -> Option<usize> {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v4() {
-        // SAFETY: `has_v4` confirmed AVX-512 F, BW and VBMI2 and POPCNT on this CPU.
-        return Some(unsafe { x86_kernels::flatten_bits::<DENSE>(word, dst) });
+        let bytes: &[u8; crate::cast::BITSET_BYTES] = bytes.try_into().ok()?;
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL and VBMI2 and POPCNT on this CPU.
+        return Some(unsafe { x86_kernels::bitset_positions::<BOUNDARIES>(bytes, dst) });
     }
-    let _ = (word, dst);
+    let _ = (bytes, dst);
     None
 }
 
@@ -257,17 +253,53 @@ mod x86_kernels {
     use super::U16;
     use core::arch::x86_64::*;
 
-    /// See [`super::flatten_bits`]: stops early (returning the positions written) where
-    /// `dst` has fewer than 64 slots past them, as the scalar flatten does.
+    /// See [`super::bitset_positions`].
     ///
     /// # Safety
     ///
-    /// The CPU supports AVX-512 F, BW and VBMI2, and POPCNT.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
-    pub(super) unsafe fn flatten_bits<const DENSE: bool>(
-        mut word: impl FnMut(usize) -> u64,
+    /// The CPU supports AVX-512 F, BW, VL and VBMI2, and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
+    pub(super) unsafe fn bitset_positions<const BOUNDARIES: bool>(
+        bytes: &[u8; crate::cast::BITSET_BYTES],
         dst: &mut [U16],
     ) -> usize {
+        use core::mem::MaybeUninit;
+        const WORDS: usize = crate::cast::BITSET_WORDS;
+        // The words with a bit (or boundary) and their indices, packed; each step stores 8
+        // lanes, of which the first `popcount(mask)` count: 8 slots of slack.
+        let mut words = MaybeUninit::<[u64; WORDS + 8]>::uninit();
+        let mut indices = MaybeUninit::<[u16; WORDS + 8]>::uninit();
+        let (wp, ip) = (
+            words.as_mut_ptr().cast::<u64>(),
+            indices.as_mut_ptr().cast::<u16>(),
+        );
+        let lanes = _mm_set_epi16(7, 6, 5, 4, 3, 2, 1, 0);
+        let mut last = _mm512_setzero_si512();
+        let mut n = 0;
+        for c in 0..WORDS / 8 {
+            // SAFETY: bytes `64 c .. 64 c + 64` lie inside the 8,192; unaligned load.
+            let w = unsafe { _mm512_loadu_si512(bytes.as_ptr().add(64 * c).cast()) };
+            let t = if BOUNDARIES {
+                // Lane j's previous word: lane j − 1, or the last step's lane 7.
+                let prev = _mm512_alignr_epi64::<7>(w, last);
+                last = w;
+                let shifted =
+                    _mm512_or_si512(_mm512_slli_epi64::<1>(w), _mm512_srli_epi64::<63>(prev));
+                _mm512_xor_si512(w, shifted)
+            } else {
+                w
+            };
+            let m = _mm512_test_epi64_mask(t, t);
+            let ids = _mm_add_epi16(lanes, _mm_set1_epi16((8 * c) as i16));
+            // SAFETY: `n <= 8 c`, so the 8 lanes stored from `n` end within `WORDS + 8`
+            // slots of each buffer; unaligned stores into memory we own (uninitialized
+            // memory may be written).
+            unsafe {
+                _mm512_storeu_si512(wp.add(n).cast(), _mm512_maskz_compress_epi64(m, t));
+                _mm_storeu_si128(ip.add(n).cast(), _mm_maskz_compress_epi16(m, ids));
+            }
+            n += m.count_ones() as usize;
+        }
         // Byte lane j holds j, the position of bit j within a word.
         let iota = _mm512_set_epi8(
             63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
@@ -275,33 +307,32 @@ mod x86_kernels {
             19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
         );
         let mut k = 0;
-        for i in 0..crate::cast::BITSET_WORDS {
-            let t = word(i);
-            if !DENSE && t == 0 {
-                continue;
-            }
+        for j in 0..n {
+            // SAFETY: slots `..n` of both buffers were written by the first pass.
+            let (t, i) = unsafe { (wp.add(j).read(), ip.add(j).read()) };
             if dst.len() < k + 64 {
                 break; // more bits than room: the caller's count was wrong
             }
-            let n = t.count_ones() as usize;
-            // The positions of the set bits, as bytes, first; then widened to 16 bits and
-            // offset by the word's first position (64 i fits in 16 bits: i < 1024).
-            let bytes = _mm512_maskz_compress_epi8(t, iota);
-            let base = _mm512_set1_epi16((i * 64) as i16);
-            let first = _mm512_add_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(bytes)), base);
+            let count = t.count_ones() as usize;
+            // The positions as bytes first; then widened to 16 bits and offset by the
+            // word's first position (64 i fits in 16 bits: i < 1024).
+            let positions = _mm512_maskz_compress_epi8(t, iota);
+            let base = _mm512_set1_epi16(i.wrapping_mul(64) as i16);
+            let low = _mm512_castsi512_si256(positions);
+            let first = _mm512_add_epi16(_mm512_cvtepu8_epi16(low), base);
             let p = dst.as_mut_ptr();
             // SAFETY: `k + 64 <= dst.len()`; the first store writes 32 lanes from `k`, the
             // second 32 from `k + 32`: both inside `dst`. `U16` is two plain bytes,
             // little-endian like the CPU; the stores are unaligned ones.
             unsafe {
                 _mm512_storeu_si512(p.add(k).cast(), first);
-                if n > 32 {
-                    let rest = _mm512_extracti64x4_epi64::<1>(bytes);
-                    let second = _mm512_add_epi16(_mm512_cvtepu8_epi16(rest), base);
+                if count > 32 {
+                    let high = _mm512_extracti64x4_epi64::<1>(positions);
+                    let second = _mm512_add_epi16(_mm512_cvtepu8_epi16(high), base);
                     _mm512_storeu_si512(p.add(k + 32).cast(), second);
                 }
             }
-            k += n;
+            k += count;
         }
         k
     }

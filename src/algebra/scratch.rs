@@ -269,9 +269,10 @@ impl Scratch {
 }
 
 /// Appends the `card` set bits of `bits` as little-endian `u16` values, written straight
-/// into `out` by [`encode::flatten`] (its dense form when there are values in most words).
+/// into `out` with AVX-512 where the CPU has it ([`crate::simd::bitset_positions`]), else
+/// by [`encode::flatten`] (its dense form when there are values in most words).
 #[inline(always)] // compiled into each CPU level's copy of `emit`
-pub(crate) fn extract<T: Copy>(
+pub(crate) fn extract<T: Copy + zerocopy::IntoBytes + zerocopy::Immutable>(
     bits: &[T; BITSET_WORDS],
     get: impl Fn(T) -> u64,
     card: usize,
@@ -280,7 +281,9 @@ pub(crate) fn extract<T: Copy>(
     let start = out.len();
     let dst = cast::grow_u16s(out, card + 64);
     let word = |i: usize| get(bits[i]);
-    let k = if card >= BITSET_WORDS / 4 {
+    let k = if let Some(k) = crate::simd::bitset_positions::<false>(cast::bytes_of(bits), dst) {
+        k
+    } else if card >= BITSET_WORDS / 4 {
         encode::flatten::<true>(word, dst)
     } else {
         encode::flatten::<false>(word, dst)
