@@ -169,6 +169,12 @@ pub(crate) fn intersect_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>
 #[inline]
 pub(crate) fn union_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) -> bool {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW and VBMI2, AVX2 and POPCNT on this CPU.
+        unsafe { x86_kernels::union_u16_wide(a, b, out) };
+        return true;
+    }
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v3() {
         // SAFETY: `has_v3` confirmed SSSE3/SSE4.1 (implied by AVX2) and POPCNT on this CPU.
         unsafe { x86_kernels::union_u16(a, b, out) };
@@ -622,6 +628,133 @@ mod x86_kernels {
                 .as_slice(),
         ) {
             small[n] = v;
+            n += 1;
+        }
+        let small = &mut small[..n];
+        small.sort_unstable();
+        k += merge_short_into(small, long, dst, k);
+        out.truncate(start + k);
+    }
+
+    /// Loads `s[k..k + 32]` (unaligned).
+    ///
+    /// # Safety
+    ///
+    /// `k + 32 <= s.len()`, and the CPU supports AVX-512 F.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn load32(s: &[U16], k: usize) -> __m512i {
+        debug_assert!(k + 32 <= s.len());
+        // SAFETY: the caller guarantees `k + 32 <= s.len()`, so the 64 bytes read lie
+        // inside `s`; the load is unaligned; `U16` is two plain bytes, little-endian like
+        // the CPU.
+        unsafe { _mm512_loadu_si512(s.as_ptr().add(k).cast()) }
+    }
+
+    /// Sorts a bitonic vector of 32 `u16` in ascending order: lanes `d` apart (for `d` of
+    /// 16, 8, 4, 2 and 1) are compared and the lower lane of each pair keeps the minimum.
+    /// The pairs 2 and 1 apart are swapped by rotations (no shuffle-port permute).
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn bitonic_sort32(v: __m512i) -> __m512i {
+        // Lanes whose bit `d` is set take the maximum.
+        let step = |v: __m512i, s: __m512i, upper: __mmask32| {
+            _mm512_mask_max_epu16(_mm512_min_epu16(v, s), upper, v, s)
+        };
+        let v = step(v, _mm512_shuffle_i64x2::<0x4E>(v, v), 0xFFFF_0000);
+        let v = step(v, _mm512_shuffle_i64x2::<0xB1>(v, v), 0xFF00_FF00);
+        let v = step(v, _mm512_shuffle_epi32::<0x4E>(v), 0xF0F0_F0F0);
+        let v = step(v, _mm512_rol_epi64::<32>(v), 0xCCCC_CCCC);
+        step(v, _mm512_rol_epi32::<16>(v), 0xAAAA_AAAA)
+    }
+
+    /// Merges two sorted vectors of 32 `u16`: the lowest 32 values in order, then the
+    /// highest 32 (one reversed against the other makes two bitonic halves).
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn merge32(a: __m512i, b: __m512i) -> (__m512i, __m512i) {
+        let reverse = _mm512_set_epi16(
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+            24, 25, 26, 27, 28, 29, 30, 31,
+        );
+        let ra = _mm512_permutexvar_epi16(reverse, a);
+        (
+            bitonic_sort32(_mm512_min_epu16(ra, b)),
+            bitonic_sort32(_mm512_max_epu16(ra, b)),
+        )
+    }
+
+    /// Writes the values of `v` that differ from their predecessor (the last lane of `prev`
+    /// for the first) at `out[k..]`, which must have room for 32 (all 32 lanes are stored);
+    /// returns how many. Without that room nothing is stored and 0 is returned (reachable
+    /// only with the unsorted arrays of a corrupt payload: a wrong result, never a panic).
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+    fn store_unique32(prev: __m512i, v: __m512i, out: &mut [u16], k: usize) -> usize {
+        // Lane 0 takes `prev[31]` (index 63: the second operand's lane 31), lane l `v[l − 1]`.
+        let by_one = _mm512_set_epi16(
+            30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9,
+            8, 7, 6, 5, 4, 3, 2, 1, 0, 63,
+        );
+        let shifted = _mm512_permutex2var_epi16(v, by_one, prev);
+        let keep = !_mm512_cmpeq_epi16_mask(shifted, v);
+        let Some(dst) = out.get_mut(k..k + 32) else {
+            return 0;
+        };
+        let kept = _mm512_maskz_compress_epi16(keep, v);
+        // SAFETY: `dst` is 32 `u16`, 64 bytes, exactly what is stored; unaligned store.
+        unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), kept) };
+        keep.count_ones() as usize
+    }
+
+    /// See [`super::union_u16`]: [`union_u16`] with blocks of 32 (AVX-512: 16-bit permutes
+    /// and compress), the same scalar finish with up to 63 values set aside.
+    #[cfg(feature = "alloc")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,avx2,popcnt")]
+    pub(super) unsafe fn union_u16_wide(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
+        let start = out.len();
+        out.resize(start + a.len() + b.len() + 64, 0);
+        let dst = &mut out[start..];
+        let (mut i, mut j, mut k) = (0usize, 0usize, 0usize);
+        // The values set aside for the finish: the high half not yet stored, then the
+        // tail (fewer than 32) of the array that ran out of blocks.
+        let mut small = [0u16; 64];
+        let mut n = 0;
+        if a.len() >= 32 && b.len() >= 32 {
+            // SAFETY: both slices hold at least 32 values.
+            let (lo, mut hi) = unsafe { merge32(load32(a, 0), load32(b, 0)) };
+            (i, j) = (32, 32);
+            k += store_unique32(_mm512_set1_epi16(-1), lo, dst, k);
+            let mut last = lo;
+            while i + 32 <= a.len() && j + 32 <= b.len() {
+                // SAFETY: the loop condition; both blocks lie inside their slices.
+                let (va, vb) = unsafe { (load32(a, i), load32(b, j)) };
+                // The block whose first value is smaller; chosen by a blend, no branch.
+                let take_a = a[i].get() <= b[j].get();
+                i += 32 * usize::from(take_a);
+                j += 32 * usize::from(!take_a);
+                let next = _mm512_mask_blend_epi16(0u32.wrapping_sub(u32::from(take_a)), vb, va);
+                let (lo, h) = merge32(next, hi);
+                hi = h;
+                // A value of `lo` can equal the last stored value only at lane 0.
+                k += store_unique32(last, lo, dst, k);
+                last = lo;
+            }
+            // SAFETY: `small` holds 64 `u16`; the 64 bytes stored fill its first 32 slots.
+            unsafe { _mm512_storeu_si512(small.as_mut_ptr().cast(), hi) };
+            n = 32;
+        }
+        let (short, long) = if a.len() - i < 32 {
+            (&a[i..], &b[j..])
+        } else {
+            (&b[j..], &a[i..])
+        };
+        for (slot, v) in small[n..].iter_mut().zip(short) {
+            *slot = v.get();
             n += 1;
         }
         let small = &mut small[..n];

@@ -430,9 +430,10 @@ fn accelerated_set_kernels_match_scalar() {
 fn simd_array_kernels_match_the_model() {
     let _guard = FORCE.lock();
     let mut cases: Vec<(Vec<u16>, Vec<u16>)> = Vec::new();
-    for seed in 0..600u64 {
-        let la = [0, 1, 7, 8, 9, 15, 16, 17, 100, 1000, 4096][seed as usize % 11];
-        let lb = [0, 3, 8, 16, 24, 33, 200, 4000][(seed / 11) as usize % 8];
+    // Lengths around the blocks of 8 (SSE) and 32 (AVX-512) values.
+    for seed in 0..900u64 {
+        let la = [0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 64, 65, 100, 1000, 4096][seed as usize % 15];
+        let lb = [0, 3, 8, 16, 24, 31, 32, 33, 63, 200, 4000][(seed / 15) as usize % 11];
         cases.push((random_lows(seed, la), random_lows(seed + 7777, lb)));
     }
     // Heavily overlapping arrays: a random part of `a` plus values of its own.
@@ -459,7 +460,13 @@ fn simd_array_kernels_match_the_model() {
     cases.push((high, low));
     cases.push((evens.clone(), evens));
     cases.push((odds[..13].to_vec(), odds));
-    for (a, b) in &cases {
+    // Each CPU level's kernels (the levels the CPU lacks run as the highest it has).
+    for (level, (a, b)) in CPU_LEVELS
+        .iter()
+        .flat_map(|l| cases.iter().map(move |c| (l, c)))
+    {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        crate::simd::x86::cap_level(*level);
         let union: Vec<u16> = {
             let mut u: Vec<u16> = a.iter().chain(b.iter()).copied().collect();
             u.sort_unstable();
@@ -476,7 +483,8 @@ fn simd_array_kernels_match_the_model() {
             let mut out = alloc::vec![5u16, 6];
             if crate::simd::union_u16(x, y, &mut out) {
                 assert_eq!(&out[..2], &[5, 6]);
-                assert_eq!(out[2..], union[..], "union of {} and {}", x.len(), y.len());
+                let (m, n) = (x.len(), y.len());
+                assert_eq!(out[2..], union[..], "union of {m} and {n}, level {level}");
             }
             let mut out = Vec::new();
             if crate::simd::intersect_u16(x, y, &mut out) {
@@ -506,6 +514,8 @@ fn simd_array_kernels_match_the_model() {
             }
         }
     }
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    crate::simd::x86::cap_level(0);
 }
 
 /// `max_canonical_runs` is the boundary of `canonical_kind`'s run choice for every size.
