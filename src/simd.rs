@@ -712,7 +712,8 @@ mod x86_kernels {
     }
 
     /// See [`super::union_u16`]: [`union_u16`] with blocks of 32 (AVX-512: 16-bit permutes
-    /// and compress), the same scalar finish with up to 63 values set aside.
+    /// and compress); once an array has fewer than 32 values left, the values set aside
+    /// (up to 63) and the rest of the other go to [`union_u16`].
     #[cfg(feature = "alloc")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,avx2,popcnt")]
     pub(super) unsafe fn union_u16_wide(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
@@ -757,10 +758,27 @@ mod x86_kernels {
             *slot = v.get();
             n += 1;
         }
-        let small = &mut small[..n];
-        small.sort_unstable();
-        k += merge_short_into(small, long, dst, k);
+        small[..n].sort_unstable();
+        // The rest is the union of the values set aside and the other array's rest, by the
+        // 8-wide kernel (whose own finish then has at most 15 values set aside), which
+        // takes arrays without repeated values: the values set aside are made unique, and
+        // those equal to the last value stored are dropped from both.
+        let last = k.checked_sub(1).map(|l| dst[l]);
+        let mut m = 0;
+        for x in 0..n {
+            let v = small[x];
+            if Some(v) != last && (m == 0 || v != small[m - 1]) {
+                small[m] = v;
+                m += 1;
+            }
+        }
+        let long = match long.split_first() {
+            Some((first, rest)) if Some(first.get()) == last => rest,
+            _ => long,
+        };
         out.truncate(start + k);
+        // SAFETY: this function's features include the 8-wide kernel's (AVX2, POPCNT).
+        unsafe { union_u16(crate::cast::native_as_le(&small[..m]), long, out) };
     }
 
     /// Copies the values of `long` from `*li` on that are below `v` to `dst` from `*k` on,
