@@ -237,6 +237,22 @@ proptest! {
         let r = w.symmetric_difference_many_into(&views, &mut out).unwrap();
         prop_assert_eq!(&out[r], &encode(&xor)[..]);
         prop_assert_eq!(w.symmetric_difference_many_len(views.iter()), xor.len() as u64);
+        // After other bytes: written in place (64 bytes before, a multiple of the bitset
+        // alignment) or packed and copied (3 bytes before); the bytes before stay.
+        for prefix in [3usize, 64] {
+            for (k, expected) in [(0, &union), (1, &diff), (2, &xor)] {
+                out.clear();
+                out.resize(prefix, 7);
+                let r = match k {
+                    0 => w.union_many_into(&views, &mut out),
+                    1 => w.difference_many_into(&views, &mut out),
+                    _ => w.symmetric_difference_many_into(&views, &mut out),
+                }
+                .unwrap();
+                prop_assert!(out[..prefix].iter().all(|&b| b == 7));
+                prop_assert_eq!(&out[r], &encode(expected)[..], "operation {} after {} bytes", k, prefix);
+            }
+        }
         // ⊕ is associative: folding pairwise gives the same set.
         if let Some((first, rest)) = bytes.split_first() {
             let mut acc = FrozenBitmap::from_bytes(first).unwrap().to_vec().into_iter().collect::<BTreeSet<u32>>();
