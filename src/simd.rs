@@ -14,7 +14,7 @@ pub(crate) mod x86 {
     use core::sync::atomic::{AtomicU8, Ordering};
 
     /// 0: not yet detected, 1: baseline only, 2: x86-64-v3 features present, 3: those and
-    /// AVX-512 with VBMI2 (16-bit compress).
+    /// AVX-512 F, BW, VL, VBMI2 (byte and 16-bit compress) and VPOPCNTDQ.
     static LEVEL: AtomicU8 = AtomicU8::new(0);
     /// Tests cap the level with this (0: auto, 1: baseline only, 2: no AVX-512).
     static CAP: AtomicU8 = AtomicU8::new(0);
@@ -39,7 +39,8 @@ pub(crate) mod x86 {
         level() >= 2
     }
 
-    /// Whether the AVX-512 kernels (F, BW and VBMI2, besides x86-64-v3) may run on this CPU.
+    /// Whether the AVX-512 kernels (F, BW, VL, VBMI2 and VPOPCNTDQ, besides x86-64-v3) may
+    /// run on this CPU.
     #[inline(always)]
     pub(crate) fn has_v4() -> bool {
         level() >= 3
@@ -68,7 +69,7 @@ pub(crate) mod x86 {
     /// Forces (or stops forcing) the baseline kernels, for tests comparing both paths.
     #[cfg(test)]
     pub(crate) fn force_baseline(force: bool) {
-        CAP.store(u8::from(force), Ordering::Relaxed);
+        cap_level(u8::from(force));
     }
 
     /// Caps the kernels' level, for tests comparing the paths: 0 lifts the cap, 1 forces
