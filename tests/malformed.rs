@@ -373,3 +373,28 @@ fn intersection_of_arrays_with_repeated_values_does_not_panic() {
         exercise(x, y);
     }
 }
+
+/// Found by the `decode` fuzzer: bytes whose header, read without checks, gives two
+/// containers of key 0 (`from_bytes` rejects them; `from_bytes_unchecked` must stay
+/// panic-free anyway, as the `decode` target demands). The many-way union wrote in place
+/// after room for the inputs' distinct keys, two containers of one key came out of it, and
+/// writing past that room panicked.
+#[test]
+fn many_way_union_of_repeated_keys_does_not_panic() {
+    let bytes = [
+        59, 48, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 49, 244, 51,
+    ];
+    assert!(FrozenBitmap::from_bytes(&bytes).is_err());
+    // SAFETY: deliberately violated; the implementation is memory-safe regardless.
+    let v = unsafe { FrozenBitmap::from_bytes_unchecked(&bytes) };
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    for many in [
+        Writer::union_many_into,
+        Writer::symmetric_difference_many_into,
+    ] {
+        out.clear();
+        let _ = many(&mut w, [&v, &v, &v], &mut out).unwrap();
+    }
+    exercise(&v, &v);
+}

@@ -368,7 +368,7 @@ impl Writer {
     /// the symmetric difference and the difference, in direct mode when `out` ends at a
     /// multiple of 64 (as [`binary_into`](Self::binary_into)): the result is written in
     /// place after room for as many containers as it can have (the distinct keys of the
-    /// inputs, counted in a bitset of keys; the first input's for the difference), which
+    /// inputs, see [`container_bound`]; the first input's containers for the difference), which
     /// saves copying the whole result at the end (union of all of census1881: 540 KB).
     fn many_into<'a, I>(
         &mut self,
@@ -387,7 +387,7 @@ impl Writer {
             let n_bound = match (op, views.first()) {
                 (Many::AndNot, Some(first)) => first.dir.n(),
                 (Many::AndNot, None) => 0,
-                _ => distinct_keys(&views, &mut self.scratch.bits2),
+                _ => container_bound(&views, &mut self.scratch.bits2),
             };
             let base = out.len();
             core::mem::swap(out, &mut self.enc.payload);
@@ -643,19 +643,34 @@ enum Many {
     AndNot,
 }
 
-/// The number of distinct keys among the inputs' containers, found by setting each key's
-/// bit in `keys` (left clear again).
-fn distinct_keys(views: &[FrozenBitmap<'_>], keys: &mut [u64; crate::cast::BITSET_WORDS]) -> usize {
+/// The most containers a union or symmetric difference of `views` can have: their
+/// distinct keys (each key's bit set in `keys`, left clear again), one container per key
+/// when each view's keys increase, as checked views' do; else (only in a view from
+/// `from_bytes_unchecked` of bytes it does not accept) their number of containers, as
+/// each result container takes at least one input container.
+fn container_bound(
+    views: &[FrozenBitmap<'_>],
+    keys: &mut [u64; crate::cast::BITSET_WORDS],
+) -> usize {
+    let (mut total, mut increasing) = (0, true);
     for v in views {
         let d = &v.dir;
+        total += d.n();
+        let mut next = 0u32; // every key is at least the one after the previous
         for i in 0..d.n() {
             let k = d.key(i);
+            increasing &= u32::from(k) >= next;
+            next = u32::from(k) + 1;
             keys[usize::from(k >> 6)] |= 1 << (k & 63);
         }
     }
-    let n = keys.iter().map(|w| w.count_ones() as usize).sum();
+    let distinct = keys.iter().map(|w| w.count_ones() as usize).sum();
     keys.fill(0);
-    n
+    if increasing {
+        distinct
+    } else {
+        total
+    }
 }
 
 /// Counts each key's containers into `counts` (`span` keys from `lo`); `false` if the keys
