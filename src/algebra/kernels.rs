@@ -21,7 +21,8 @@ const RUN_MERGE_MAX: usize = 2048;
 
 crate::simd::dispatch! {
     /// `s = a op b`.
-    pub(crate) fn binary(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) -> () => binary_impl;
+    pub(crate) fn binary(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) -> () => binary_impl,
+        wide if crate::container::has_bitset(a, b);
 }
 
 crate::simd::dispatch! {
@@ -81,7 +82,8 @@ fn bits_runs_capped_impl(bits: &[u64; BITSET_WORDS], cap: u32) -> u32 {
 
 crate::simd::dispatch! {
     /// Appends the scratch container, canonically encoded, to the encoder.
-    pub(crate) fn emit(s: &mut Scratch, key: u16, enc: &mut Encoder) -> () => emit_impl;
+    pub(crate) fn emit(s: &mut Scratch, key: u16, enc: &mut Encoder) -> () => emit_impl,
+        wide if false; // its bitset work is in kernels dispatched on their own
 }
 
 #[inline(always)]

@@ -11,7 +11,8 @@ const SCAN_RATIO: usize = 256;
 
 crate::simd::dispatch! {
     /// `|a ∩ b|`.
-    pub(crate) fn intersection_len(a: Container<'_>, b: Container<'_>) -> u64 => intersection_len_impl;
+    pub(crate) fn intersection_len(a: Container<'_>, b: Container<'_>) -> u64 => intersection_len_impl,
+        wide if crate::container::has_bitset(a, b);
 }
 
 #[inline(always)]

@@ -164,3 +164,11 @@ pub(crate) fn payload_bytes<'a>(c: &Container<'a>) -> &'a [u8] {
         Container::Run(r) => bytes_of(r),
     }
 }
+
+/// Whether either operand is a bitset: the pairwise kernels' AVX-512 copies pay there
+/// (see `crate::simd::dispatch`).
+#[inline(always)]
+#[allow(dead_code)] // used only where the x86-64 kernels are compiled
+pub(crate) fn has_bitset(a: Container<'_>, b: Container<'_>) -> bool {
+    matches!(a, Container::Bitset(_)) || matches!(b, Container::Bitset(_))
+}
