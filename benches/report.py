@@ -44,7 +44,7 @@ def ratio(num, den):
 def allocations():
     out = {}
     try:
-        with open(os.path.join(ROOT, "allocations.tsv")) as f:
+        with open(os.path.join(ROOTS[0], "allocations.tsv")) as f:
             for line in f:
                 g, b, n = line.rstrip("\n").split("\t")
                 out[(g, b)] = float(n)
@@ -54,12 +54,12 @@ def allocations():
 
 
 def main():
-    groups = sorted(
-        g for g in os.listdir(ROOT)
-        if os.path.isdir(os.path.join(ROOT, g)) and g not in ("report", "seedbench")
+    names = sorted(
+        g for g in os.listdir(ROOTS[0])
+        if os.path.isdir(os.path.join(ROOTS[0], g)) and g not in ("report", "seedbench")
         and not g.endswith(".portable") and not g.endswith(".algebra")
-        and median(g, "build/frozen-roaring") is not None
     )
+    groups = [g for g in names if median(g, "build/frozen-roaring") is not None]
     allocs = allocations()
     us = "frozen-roaring"
     print("Peer time ÷ frozen-roaring time (above 1: we are faster), medians of one run of")
@@ -123,7 +123,8 @@ def main():
                 ratio(m("serialize/croaring-portable"), m("convert/frozen-to-portable")),
                 ratio(m("serialize/roaring-rs"), m("convert/frozen-to-portable")),
             ]) + " |")
-    agroups = [g for g in groups if median(g + ".algebra", "and/frozen-roaring") is not None]
+    # A run of the set-algebra benchmarks alone (`-- 'algebra/'`) has no build results.
+    agroups = [g for g in names if median(g + ".algebra", "and/frozen-roaring") is not None]
     if agroups:
         print("\nSet algebra on consecutive pairs (and the union and symmetric difference of all bitmaps): CRoaring on its frozen")
         print("views ÷ ours, and roaring-rs owned operations ÷ ours (above 1: we are faster). Ours write")

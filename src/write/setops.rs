@@ -127,17 +127,13 @@ impl Writer {
                 common += 1;
                 true
             });
-            let n_bound = match op {
+            match op {
                 Op::And => common,
                 Op::AndNot => na,
                 Op::Or | Op::Xor => na + nb - common,
-            };
-            let base = out.len();
-            core::mem::swap(out, &mut self.enc.payload);
-            self.enc.payload.resize(base + payload_start(n_bound), 0);
-            self.enc.direct = Some(base);
-            (base, n_bound)
+            }
         });
+        let direct = direct.map(|n_bound| self.begin_direct(out, n_bound));
         let (s, enc) = (&mut self.scratch, &mut self.enc);
         s.clear();
         let keep_a = op != Op::And;
@@ -184,12 +180,31 @@ impl Writer {
         if keep_b {
             copy_rest(db, j, s, enc);
         }
-        if let Some((base, n_bound)) = direct {
-            self.enc.direct = None;
-            core::mem::swap(out, &mut self.enc.payload);
-            return Ok(self.finish_direct(out, base, n_bound));
+        Ok(self.finish_into(out, direct))
+    }
+
+    /// Starts direct mode: `out` becomes the encoder's payload, with room after its end for
+    /// the header and `n_bound` directory entries; returns where the bitmap starts, and
+    /// the bound, for [`finish_into`](Self::finish_into).
+    fn begin_direct(&mut self, out: &mut Vec<u8>, n_bound: usize) -> (usize, usize) {
+        let base = out.len();
+        core::mem::swap(out, &mut self.enc.payload);
+        self.enc.payload.resize(base + payload_start(n_bound), 0);
+        self.enc.direct = Some(base);
+        (base, n_bound)
+    }
+
+    /// Appends the encoded bitmap to `out`: in direct mode (from
+    /// [`begin_direct`](Self::begin_direct)) finished in place, else laid out and copied.
+    fn finish_into(&mut self, out: &mut Vec<u8>, direct: Option<(usize, usize)>) -> Range<usize> {
+        match direct {
+            Some((base, n_bound)) => {
+                self.enc.direct = None;
+                core::mem::swap(out, &mut self.enc.payload);
+                self.finish_direct(out, base, n_bound)
+            }
+            None => self.finish_vec(out),
         }
-        Ok(self.finish_vec(out))
     }
 
     /// Writes the union of any number of bitmaps (a slice of views, or any iterator of
@@ -384,25 +399,16 @@ impl Writer {
         let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
         views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
         let direct = (op != Many::And && out.len().is_multiple_of(BITSET_ALIGN)).then(|| {
-            let n_bound = match (op, views.first()) {
+            match (op, views.first()) {
                 (Many::AndNot, Some(first)) => first.dir.n(),
                 (Many::AndNot, None) => 0,
                 _ => container_bound(&views, &mut self.scratch.bits2),
-            };
-            let base = out.len();
-            core::mem::swap(out, &mut self.enc.payload);
-            self.enc.payload.resize(base + payload_start(n_bound), 0);
-            self.enc.direct = Some(base);
-            (base, n_bound)
+            }
         });
+        let direct = direct.map(|n_bound| self.begin_direct(out, n_bound));
         self.many(&views, true, op);
         self.views = recycle(views);
-        if let Some((base, n_bound)) = direct {
-            self.enc.direct = None;
-            core::mem::swap(out, &mut self.enc.payload);
-            return Ok(self.finish_direct(out, base, n_bound));
-        }
-        Ok(self.finish_vec(out))
+        Ok(self.finish_into(out, direct))
     }
 
     /// [`many`](Self::many) over any iterator of views, collected into the writer's
