@@ -19,9 +19,14 @@ pub(crate) mod x86 {
     /// Tests cap the level with this (0: auto, 1: baseline only, 2: no AVX-512).
     static CAP: AtomicU8 = AtomicU8::new(0);
 
-    /// The usable level: two relaxed loads once detected.
+    /// The level of the x86-64-v3 kernels.
+    pub(crate) const V3: u8 = 2;
+    /// The level of the AVX-512 kernels.
+    pub(crate) const V4: u8 = 3;
+
+    /// The usable level (see `LEVEL`): two relaxed loads once detected.
     #[inline(always)]
-    fn level() -> u8 {
+    pub(crate) fn level() -> u8 {
         let level = match LEVEL.load(Ordering::Relaxed) {
             0 => detect(),
             l => l,
@@ -36,14 +41,14 @@ pub(crate) mod x86 {
     /// dispatch.
     #[inline(always)]
     pub(crate) fn has_v3() -> bool {
-        level() >= 2
+        level() >= V3
     }
 
     /// Whether the AVX-512 kernels (F, BW, VL, VBMI2 and VPOPCNTDQ, besides x86-64-v3) may
     /// run on this CPU.
     #[inline(always)]
     pub(crate) fn has_v4() -> bool {
-        level() >= 3
+        level() >= V4
     }
 
     /// The first call: detects the features and caches the answer.
@@ -96,26 +101,28 @@ macro_rules! dispatch {
         #[allow(unsafe_code)]
         $vis fn $name($($arg: $ty),*) -> $ret {
             #[cfg(all(feature = "std", target_arch = "x86_64"))]
-            if $crate::simd::x86::has_v4() $(&& $wide)? {
-                #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq")]
-                unsafe fn v4($($arg: $ty),*) -> $ret {
-                    $body($($arg),*)
+            {
+                let level = $crate::simd::x86::level();
+                if level >= $crate::simd::x86::V4 $(&& $wide)? {
+                    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq")]
+                    unsafe fn v4($($arg: $ty),*) -> $ret {
+                        $body($($arg),*)
+                    }
+                    // SAFETY: `v4` only differs from `$body` in the target features it is
+                    // compiled with, and the level, detected at run time, says that the CPU
+                    // has every one of them.
+                    return unsafe { v4($($arg),*) };
                 }
-                // SAFETY: `v4` only differs from `$body` in the target features it is
-                // compiled with, and `has_v4` confirmed at run time that the CPU has every
-                // one of them.
-                return unsafe { v4($($arg),*) };
-            }
-            #[cfg(all(feature = "std", target_arch = "x86_64"))]
-            if $crate::simd::x86::has_v3() {
-                #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
-                unsafe fn v3($($arg: $ty),*) -> $ret {
-                    $body($($arg),*)
+                if level >= $crate::simd::x86::V3 {
+                    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+                    unsafe fn v3($($arg: $ty),*) -> $ret {
+                        $body($($arg),*)
+                    }
+                    // SAFETY: `v3` only differs from `$body` in the target features it is
+                    // compiled with, and the level, detected at run time, says that the CPU
+                    // has every one of them (avx2, bmi1, bmi2, popcnt, lzcnt).
+                    return unsafe { v3($($arg),*) };
                 }
-                // SAFETY: `v3` only differs from `$body` in the target features it is
-                // compiled with, and `has_v3` confirmed at run time that the CPU has every
-                // one of them (avx2, bmi1, bmi2, popcnt, lzcnt).
-                return unsafe { v3($($arg),*) };
             }
             $body($($arg),*)
         }
