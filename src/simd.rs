@@ -71,12 +71,6 @@ pub(crate) mod x86 {
         level
     }
 
-    /// Forces (or stops forcing) the baseline kernels, for tests comparing both paths.
-    #[cfg(test)]
-    pub(crate) fn force_baseline(force: bool) {
-        cap_level(u8::from(force));
-    }
-
     /// Caps the kernels' level, for tests comparing the paths: 0 lifts the cap, 1 forces
     /// the baseline kernels, 2 the x86-64-v3 ones where AVX-512 ones exist.
     #[cfg(test)]

@@ -183,7 +183,7 @@ fn random_lows(seed: u64, len: usize) -> Vec<u16> {
     v
 }
 
-/// Serializes the tests that force the baseline kernels (a process-wide switch), so that
+/// Serializes the tests that cap the kernels' CPU level (a process-wide switch), so that
 /// one test's forcing does not change which path another test's calls take.
 #[cfg(feature = "std")]
 static FORCE: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -217,12 +217,12 @@ fn accelerated_kernels_match_scalar() {
         }
         let (ca, cb) = (Container::Array(&a), Container::Array(&b));
         assert_eq!(count::intersection_len(ca, cb), expected);
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        {
-            crate::simd::x86::force_baseline(true);
-            assert_eq!(count::intersection_len(ca, cb), expected);
-            crate::simd::x86::force_baseline(false);
+        // Each CPU level's counting kernels.
+        for level in CPU_LEVELS {
+            cap(level);
+            assert_eq!(count::intersection_len(ca, cb), expected, "level {level}");
         }
+        cap(0);
     }
 }
 
@@ -351,16 +351,14 @@ fn accelerated_set_kernels_match_scalar() {
                     s.emit(7, &mut e1);
                     // The lower CPU levels' kernels give the same bytes.
                     for level in &CPU_LEVELS[1..] {
-                        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-                        crate::simd::x86::cap_level(*level);
+                        cap(*level);
                         e2.reset();
                         kernels::binary(op, x, y, &mut s);
                         s.emit(7, &mut e2);
                         assert_eq!(e1.payload, e2.payload, "{op:?}, level {level}");
                         assert_eq!(e1.metas.len(), e2.metas.len());
                     }
-                    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-                    crate::simd::x86::cap_level(0);
+                    cap(0);
                     // Every representation of the same operands gives the same bytes.
                     kernels::binary(op, ca[1], cb[1], &mut s);
                     e2.reset();
@@ -376,9 +374,8 @@ fn accelerated_set_kernels_match_scalar() {
             (Op::Or, kernels::or_into_bits),
             (Op::Xor, kernels::xor_into_bits),
         ];
-        for baseline in CPU_LEVELS {
-            #[cfg(all(feature = "std", target_arch = "x86_64"))]
-            crate::simd::x86::cap_level(baseline);
+        for level in CPU_LEVELS {
+            cap(level);
             for (op, into) in accumulate {
                 for &x in ca.iter().filter(fits) {
                     for &y in cb.iter().filter(fits) {
@@ -392,7 +389,7 @@ fn accelerated_set_kernels_match_scalar() {
                         kernels::binary(op, ca[1], cb[1], &mut s);
                         e2.reset();
                         s.emit(7, &mut e2);
-                        assert_eq!(e1.payload, e2.payload, "{op:?} accumulated, {baseline}");
+                        assert_eq!(e1.payload, e2.payload, "{op:?} accumulated, level {level}");
                         assert_eq!(e1.metas.len(), e2.metas.len());
                     }
                 }
@@ -414,14 +411,13 @@ fn accelerated_set_kernels_match_scalar() {
                         kernels::binary(op, ca[1], cb[1], &mut s);
                         e2.reset();
                         s.emit(7, &mut e2);
-                        assert_eq!(e1.payload, e2.payload, "{op:?} in place, {baseline}");
+                        assert_eq!(e1.payload, e2.payload, "{op:?} in place, level {level}");
                         assert_eq!(e1.metas.len(), e2.metas.len());
                     }
                 }
             }
         }
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        crate::simd::x86::force_baseline(false);
+        cap(0);
     }
 }
 
@@ -465,8 +461,7 @@ fn simd_array_kernels_match_the_model() {
         .iter()
         .flat_map(|l| cases.iter().map(move |c| (l, c)))
     {
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        crate::simd::x86::cap_level(*level);
+        cap(*level);
         let union: Vec<u16> = {
             let mut u: Vec<u16> = a.iter().chain(b.iter()).copied().collect();
             u.sort_unstable();
@@ -514,8 +509,7 @@ fn simd_array_kernels_match_the_model() {
             }
         }
     }
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    crate::simd::x86::cap_level(0);
+    cap(0);
 }
 
 /// `max_canonical_runs` is the boundary of `canonical_kind`'s run choice for every size.
@@ -554,10 +548,10 @@ fn bitset_extraction_matches_the_values() {
         sets.push((1..=u16::MAX).step_by(2).collect());
         sets.push((0..4000u16).map(|k| k * 16 + (k % 3)).collect());
     }
-    let _guard = FORCE.lock(); // no other test may cap the CPU level meanwhile
-                               // Each CPU level's extraction (AVX-512, x86-64-v3, baseline; the levels the CPU lacks
-                               // run as the highest it has).
-                               // (Interpreted, there is one level: the baseline.)
+    // No other test may cap the CPU level meanwhile.
+    let _guard = FORCE.lock();
+    // Each CPU level's extraction (AVX-512, x86-64-v3, baseline; the levels the CPU lacks
+    // run as the highest it has). Interpreted, there is one level: the baseline.
     let levels = if cfg!(miri) {
         &CPU_LEVELS[..1]
     } else {
@@ -567,8 +561,7 @@ fn bitset_extraction_matches_the_values() {
         .iter()
         .flat_map(|l| levels.iter().map(move |&c| (l, c)))
     {
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        crate::simd::x86::cap_level(level);
+        cap(level);
         let (_, words, _) = kinds_of(lows);
         let words: &[crate::cast::U64; crate::cast::BITSET_WORDS] = words[..].try_into().unwrap();
         let card = bitset_card(words, |w| w.get());
@@ -602,12 +595,21 @@ fn bitset_extraction_matches_the_values() {
             lows.len()
         );
     }
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
-    crate::simd::x86::cap_level(0);
+    cap(0);
 }
 
-/// The caps of `crate::simd::x86::cap_level`: no cap, no AVX-512, baseline only.
-const CPU_LEVELS: [u8; 3] = [0, 2, 1];
+/// The caps of [`cap`]: no cap, no AVX-512, baseline only.
+const CPU_LEVELS: [u8; 3] = [0, 2, BASELINE];
+/// The cap of [`cap`] that forces the baseline kernels.
+const BASELINE: u8 = 1;
+
+/// Caps the SIMD kernels' CPU level (0 lifts the cap; see `crate::simd::x86::cap_level`)
+/// where there are levels: a process-wide switch, so callers hold `FORCE`.
+fn cap(level: u8) {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    crate::simd::x86::cap_level(level);
+    let _ = level;
+}
 
 /// Many small run-heavy sets (runs nested in, overlapping, touching and equal to each
 /// other's, at both ends of the range): every operation on every pair of kinds gives the
@@ -706,14 +708,15 @@ fn array_run_counts_and_conversion_match_the_values() {
         });
         let runs = expected.len() as u32 / 2;
         let le = as_le(lows);
-        for baseline in [false, true] {
-            #[cfg(all(feature = "std", target_arch = "x86_64"))]
-            crate::simd::x86::force_baseline(baseline);
-            let _ = baseline;
-            assert_eq!(crate::simd::count_runs_u16(&le), runs, "{lows:?}");
+        for level in CPU_LEVELS {
+            cap(level);
+            assert_eq!(
+                crate::simd::count_runs_u16(&le),
+                runs,
+                "{lows:?}, level {level}"
+            );
         }
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        crate::simd::x86::force_baseline(false);
+        cap(0);
         let mut dst = alloc::vec![crate::cast::U16::new(7); 2 * runs as usize];
         let written = array_runs_into(lows, &mut dst);
         let got: Vec<u16> = dst[..written].iter().map(|v| v.get()).collect();

@@ -396,33 +396,46 @@ impl Writer {
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
         self.enc.reset();
-        let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
-        views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
-        let direct = (op != Many::And && out.len().is_multiple_of(BITSET_ALIGN)).then(|| {
-            match (op, views.first()) {
-                (Many::AndNot, Some(first)) => first.dir.n(),
-                (Many::AndNot, None) => 0,
-                _ => container_bound(&views, &mut self.scratch.bits2),
-            }
-        });
-        let direct = direct.map(|n_bound| self.begin_direct(out, n_bound));
-        self.many(&views, true, op);
-        self.views = recycle(views);
-        Ok(self.finish_into(out, direct))
+        self.with_views(bitmaps, |w, views| {
+            let direct =
+                (op != Many::And && out.len().is_multiple_of(BITSET_ALIGN)).then(|| {
+                    match (op, views.first()) {
+                        (Many::AndNot, Some(first)) => first.dir.n(),
+                        (Many::AndNot, None) => 0,
+                        _ => container_bound(views, &mut w.scratch.bits2),
+                    }
+                });
+            let direct = direct.map(|n_bound| w.begin_direct(out, n_bound));
+            w.many(views, true, op);
+            Ok(w.finish_into(out, direct))
+        })
     }
 
-    /// [`many`](Self::many) over any iterator of views, collected into the writer's
-    /// recycled buffer (no allocation once it has grown).
+    /// [`many`](Self::many) over any iterator of views (see [`with_views`](Self::with_views)).
     fn many_of<'a, I>(&mut self, bitmaps: I, emit: bool, op: Many) -> u64
+    where
+        I: IntoIterator,
+        I::Item: Borrow<FrozenBitmap<'a>>,
+    {
+        self.with_views(bitmaps, |w, views| w.many(views, emit, op))
+    }
+
+    /// Calls `f` with the views of `bitmaps` collected into the writer's recycled buffer
+    /// (no allocation once it has grown).
+    fn with_views<'a, I, R>(
+        &mut self,
+        bitmaps: I,
+        f: impl FnOnce(&mut Self, &[FrozenBitmap<'a>]) -> R,
+    ) -> R
     where
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
         let mut views: Vec<FrozenBitmap<'a>> = recycle(core::mem::take(&mut self.views));
         views.extend(bitmaps.into_iter().map(|b| *b.borrow()));
-        let n = self.many(&views, emit, op);
+        let r = f(self, &views);
         self.views = recycle(views);
-        n
+        r
     }
 
     /// Many-way union, intersection, difference or symmetric difference; emits containers
