@@ -1,7 +1,7 @@
 //! A profiling harness: runs one operation in a loop over a real-data folder, for `perf`.
 //!
 //! ```text
-//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) ../shared/realdata/census1881
+//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) ../shared/realdata/census1881
 //! ```
 //!
 //! With `VS=<another operation>` the two alternate round by round and the medians of their
@@ -15,7 +15,7 @@ use frozen_roaring::{FrozenBitmap, Writer};
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
-        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR");
+        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR");
         std::process::exit(2);
     };
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -125,6 +125,7 @@ fn main() {
                 out.clear();
                 w.union_many_into(&views, &mut out).unwrap().len() as u64
             }
+            "union_all_len" => w.union_many_len(&views),
             "diff_all" => {
                 out.clear();
                 w.difference_many_into(&views, &mut out).unwrap().len() as u64
