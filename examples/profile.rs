@@ -200,8 +200,15 @@ fn main() {
             v.sort_by(f64::total_cmp);
             v[v.len() / 2]
         };
+        // Each round's ratio too: the two halves of a round run back to back, so their
+        // ratio drifts less than the separate medians when the machine's speed changes.
+        let mut ratios: Vec<f64> = theirs.iter().zip(&mine).map(|(t, m)| t / m).collect();
+        let r = median(&mut ratios);
         let (m, t) = (median(&mut mine), median(&mut theirs));
-        println!("{op} {m:.1} µs, {vs} {t:.1} µs: {vs} ÷ {op} = {:.2}", t / m);
+        println!(
+            "{op} {m:.1} µs, {vs} {t:.1} µs: {vs} ÷ {op} = {:.2} (median of the rounds' ratios {r:.2})",
+            t / m
+        );
         return;
     }
     let start = Instant::now();
