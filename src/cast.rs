@@ -18,6 +18,17 @@ pub(crate) const BITSET_BYTES: usize = BITSET_WORDS * 8;
 /// A bitset container's payload as it lies in the bytes.
 pub(crate) type BitsetLE = [U64; BITSET_WORDS];
 
+/// The words of a bitset payload being written in place (`bytes` holds exactly one),
+/// in native order, which is the stored order only on little-endian targets; `None` if
+/// `bytes` is not 8-aligned (or on a big-endian target).
+pub(crate) fn bitset_words_mut(bytes: &mut [u8]) -> Option<&mut [u64; BITSET_WORDS]> {
+    if cfg!(target_endian = "little") {
+        <[u64; BITSET_WORDS]>::mut_from_bytes(bytes).ok()
+    } else {
+        None
+    }
+}
+
 /// One run of a run container, `start ..= start + len_minus_one`, as stored.
 #[derive(FromBytes, IntoBytes, Immutable, KnownLayout, Unaligned, Clone, Copy, Debug)]
 #[repr(C)]

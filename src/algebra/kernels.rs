@@ -26,13 +26,14 @@ crate::simd::dispatch! {
 }
 
 crate::simd::dispatch! {
-    /// `s = s ∪ c` with `s` a bitset (many-way union accumulates this way).
-    pub(crate) fn or_into_bits(c: Container<'_>, s: &mut Scratch) -> () => or_into_bits_impl;
+    /// `bits = bits ∪ c` (many-way union accumulates this way, in the scratch or straight
+    /// in the output).
+    pub(crate) fn or_into_bits(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) -> () => or_into_bits_impl;
 }
 
 crate::simd::dispatch! {
-    /// `s = s ⊕ c` with `s` a bitset (many-way symmetric difference accumulates this way).
-    pub(crate) fn xor_into_bits(c: Container<'_>, s: &mut Scratch) -> () => xor_into_bits_impl;
+    /// `bits = bits ⊕ c` (many-way symmetric difference accumulates this way).
+    pub(crate) fn xor_into_bits(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) -> () => xor_into_bits_impl;
 }
 
 crate::simd::dispatch! {
@@ -43,25 +44,25 @@ crate::simd::dispatch! {
 }
 
 crate::simd::dispatch! {
-    /// `s = s ∪ a ∪ b` with `s` a bitset, for two run containers: their runs are set in
+    /// `bits = bits ∪ a ∪ b`, for two run containers: their runs are set in
     /// turn. Consecutive runs of one container often share a word, and each would wait
     /// for the previous one's store to that word; the other container's run, most often in
     /// another word, fills the wait (−7 % for the union of all of wikileaks; four
     /// containers at a time gain nothing more).
-    pub(crate) fn or_two_runs_into_bits(a: &[RunLE], b: &[RunLE], s: &mut Scratch) -> () => or_two_runs_into_bits_impl;
+    pub(crate) fn or_two_runs_into_bits(a: &[RunLE], b: &[RunLE], bits: &mut [u64; BITSET_WORDS]) -> () => or_two_runs_into_bits_impl;
 }
 
 #[inline(always)]
-fn or_two_runs_into_bits_impl(a: &[RunLE], b: &[RunLE], s: &mut Scratch) {
+fn or_two_runs_into_bits_impl(a: &[RunLE], b: &[RunLE], bits: &mut [u64; BITSET_WORDS]) {
     let n = a.len().min(b.len());
     for (x, y) in a.iter().zip(b) {
         let (s1, e1) = run(x);
-        fill_bits(&mut s.bits, s1, e1);
+        fill_bits(bits, s1, e1);
         let (s2, e2) = run(y);
-        fill_bits(&mut s.bits, s2, e2);
+        fill_bits(bits, s2, e2);
     }
-    fill_runs(&mut s.bits, &a[n..]);
-    fill_runs(&mut s.bits, &b[n..]);
+    fill_runs(bits, &a[n..]);
+    fill_runs(bits, &b[n..]);
 }
 
 crate::simd::dispatch! {
@@ -164,6 +165,16 @@ crate::simd::dispatch! {
 #[inline(always)]
 fn finish_bits_impl(s: &mut Scratch) {
     s.set_bits();
+}
+
+crate::simd::dispatch! {
+    /// The number of set bits.
+    pub(crate) fn bits_card(bits: &[u64; BITSET_WORDS]) -> u32 => bits_card_impl;
+}
+
+#[inline(always)]
+fn bits_card_impl(bits: &[u64; BITSET_WORDS]) -> u32 {
+    crate::write::encode::bitset_card(bits, |w| w)
 }
 
 #[inline(always)]
@@ -371,29 +382,28 @@ fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], f: impl Fn(&mut u64, u6
 }
 
 #[inline(always)]
-fn or_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
+fn or_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
     match c {
-        Container::Array(a) => set_values(&mut s.bits, a, |w, m| *w |= m),
+        Container::Array(a) => set_values(bits, a, |w, m| *w |= m),
         Container::Bitset(b) => {
-            for (d, w) in s.bits.iter_mut().zip(b.iter()) {
+            for (d, w) in bits.iter_mut().zip(b.iter()) {
                 *d |= w.get();
             }
         }
-        Container::Run(r) => fill_runs(&mut s.bits, r),
+        Container::Run(r) => fill_runs(bits, r),
     }
 }
 
 #[inline(always)]
-fn xor_into_bits_impl(c: Container<'_>, s: &mut Scratch) {
+fn xor_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
     match c {
-        Container::Array(a) => set_values(&mut s.bits, a, |w, m| *w ^= m),
+        Container::Array(a) => set_values(bits, a, |w, m| *w ^= m),
         Container::Bitset(b) => {
-            for (d, w) in s.bits.iter_mut().zip(b.iter()) {
+            for (d, w) in bits.iter_mut().zip(b.iter()) {
                 *d ^= w.get();
             }
         }
         Container::Run(r) => {
-            let bits = &mut *s.bits;
             for x in r {
                 let (st, en) = run(x);
                 run_words(st, en, |w, m| bits[w] ^= m);

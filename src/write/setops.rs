@@ -773,35 +773,95 @@ fn combine_key(
             } else if xor {
                 s.zero_bits();
                 for &(c, _) in hits {
-                    kernels::xor_into_bits(c, s);
+                    kernels::xor_into_bits(c, &mut s.bits);
                 }
                 kernels::finish_bits(s);
             } else {
+                if emit && likely_bitset(hits) {
+                    if let Some(n) = union_in_place(key, hits, s, enc) {
+                        return n;
+                    }
+                }
                 s.zero_bits();
-                // Run containers two at a time (see `or_two_runs_into_bits`).
-                let mut pending = None;
-                for (n, &(c, _)) in hits.iter().enumerate() {
-                    match (c, pending) {
-                        (Container::Run(r), None) => pending = Some(r),
-                        (Container::Run(r), Some(p)) => {
-                            kernels::or_two_runs_into_bits(p, r, s);
-                            pending = None;
-                        }
-                        _ => kernels::or_into_bits(c, s),
-                    }
-                    // Once the accumulated bits are all set, the rest cannot add any.
-                    if n % 8 == 7 && s.bits.iter().all(|&w| w == u64::MAX) {
-                        break;
-                    }
-                }
-                if let Some(r) = pending {
-                    kernels::or_into_bits(Container::Run(r), s);
-                }
+                or_many_into_bits(hits, &mut s.bits);
                 kernels::finish_bits(s);
             }
         }
     }
     s.emit_or_clear(key, enc, emit)
+}
+
+/// `bits ∪= ` each of `hits`' containers.
+fn or_many_into_bits(hits: &[(Container<'_>, u32)], bits: &mut [u64; crate::cast::BITSET_WORDS]) {
+    // Run containers two at a time (see `or_two_runs_into_bits`).
+    let mut pending = None;
+    for (n, &(c, _)) in hits.iter().enumerate() {
+        match (c, pending) {
+            (Container::Run(r), None) => pending = Some(r),
+            (Container::Run(r), Some(p)) => {
+                kernels::or_two_runs_into_bits(p, r, bits);
+                pending = None;
+            }
+            _ => kernels::or_into_bits(c, bits),
+        }
+        // Once the accumulated bits are all set, the rest cannot add any.
+        if n % 8 == 7 && bits.iter().all(|&w| w == u64::MAX) {
+            break;
+        }
+    }
+    if let Some(r) = pending {
+        kernels::or_into_bits(Container::Run(r), bits);
+    }
+}
+
+/// Whether the union of `hits` is likely a bitset: more values than an array holds, and
+/// few runs among them (many make a run result likely).
+fn likely_bitset(hits: &[(Container<'_>, u32)]) -> bool {
+    let (mut values, mut runs) = (0u64, 0u64);
+    for &(c, card) in hits {
+        values += u64::from(card);
+        if let Container::Run(r) = c {
+            runs += r.len() as u64;
+        }
+    }
+    values > u64::from(crate::format::ARRAY_MAX) && runs * 16 < values
+}
+
+/// The union of `hits` accumulated straight in the output, where a bitset container of
+/// `key` goes, so that a bitset result is not copied there from the scratch (8 KiB a
+/// key: the union of all of census1881 is 66 of them); if the result's canonical kind is
+/// another, the bits move to the scratch and are emitted from there. Returns the number
+/// of values, or `None` (nothing done) if the place is not aligned for words.
+fn union_in_place(
+    key: u16,
+    hits: &[(Container<'_>, u32)],
+    s: &mut Scratch,
+    enc: &mut super::encode::Encoder,
+) -> Option<u64> {
+    use crate::format::{canonical_kind, max_canonical_runs, plain_kind, ContainerKind};
+    let before = enc.payload.len();
+    let start = enc.begin(ContainerKind::Bitset, 0);
+    enc.payload.resize(start + crate::cast::BITSET_BYTES, 0);
+    let Some(bits) = crate::cast::bitset_words_mut(&mut enc.payload[start..]) else {
+        enc.payload.truncate(before);
+        return None;
+    };
+    or_many_into_bits(hits, bits);
+    let card = kernels::bits_card(bits);
+    let kind = if s.canonical {
+        canonical_kind(card, kernels::bits_runs_capped(bits, max_canonical_runs(card)))
+    } else {
+        plain_kind(card)
+    };
+    if kind != ContainerKind::Bitset {
+        s.bits.copy_from_slice(bits);
+        enc.payload.truncate(before);
+        s.set_bits_counted(card);
+        s.emit(key, enc);
+        return Some(u64::from(card));
+    }
+    enc.record(key, ContainerKind::Bitset, card, start);
+    Some(u64::from(card))
 }
 
 /// Keeps, once, each value that occurs an odd number of times in sorted `values`.
