@@ -397,16 +397,27 @@ impl Writer {
     {
         self.enc.reset();
         self.with_views(bitmaps, |w, views| {
-            let direct =
-                (op != Many::And && out.len().is_multiple_of(BITSET_ALIGN)).then(|| {
-                    match (op, views.first()) {
-                        (Many::AndNot, Some(first)) => first.dir.n(),
-                        (Many::AndNot, None) => 0,
-                        _ => container_bound(views, &mut w.scratch.bits2),
-                    }
-                });
-            let direct = direct.map(|n_bound| w.begin_direct(out, n_bound));
-            w.many(views, true, op);
+            let in_place = op != Many::And && out.len().is_multiple_of(BITSET_ALIGN);
+            if !in_place || op == Many::AndNot {
+                let direct = in_place.then(|| views.first().map_or(0, |first| first.dir.n()));
+                let direct = direct.map(|n_bound| w.begin_direct(out, n_bound));
+                w.many(views, true, op);
+                return Ok(w.finish_into(out, direct));
+            }
+            // Union or symmetric difference in place: the grouping's plan counts the keys.
+            w.reset_many(views);
+            let plan = w.plan_group(views);
+            let n_bound = match plan {
+                // Every view's keys increase (`count_keys` checked): one result container
+                // at most per key with a container.
+                Some(Plan { grouped: true, .. }) => w.counts.iter().filter(|&&c| c > 0).count(),
+                Some(_) => container_bound(views, &mut w.scratch.bits2),
+                None => 0,
+            };
+            let direct = Some(w.begin_direct(out, n_bound));
+            if let Some(plan) = plan {
+                w.group_many(views, plan, true, op == Many::Xor);
+            }
             Ok(w.finish_into(out, direct))
         })
     }
@@ -441,15 +452,45 @@ impl Writer {
     /// Many-way union, intersection, difference or symmetric difference; emits containers
     /// into the encoder if `emit`, and returns the number of values either way.
     fn many(&mut self, views: &[FrozenBitmap<'_>], emit: bool, op: Many) -> u64 {
+        self.reset_many(views);
+        let group = |w: &mut Self, xor| match w.plan_group(views) {
+            Some(plan) => w.group_many(views, plan, emit, xor),
+            None => 0,
+        };
+        match op {
+            Many::And => self.intersect_many(views, emit),
+            Many::Or => group(self, false),
+            Many::Xor => group(self, true),
+            Many::AndNot => self.subtract_many(views, emit),
+        }
+    }
+
+    /// Readies the cursors (one per view, at its first container) and the scratch.
+    fn reset_many(&mut self, views: &[FrozenBitmap<'_>]) {
         self.cursors.clear();
         self.cursors.resize(views.len(), 0);
         self.scratch.clear();
-        match op {
-            Many::And => self.intersect_many(views, emit),
-            Many::Or => self.group_many(views, emit, false),
-            Many::Xor => self.group_many(views, emit, true),
-            Many::AndNot => self.subtract_many(views, emit),
+    }
+
+    /// How [`group_many`](Self::group_many) will bring each key's containers together:
+    /// with a counting sort when the keys are close together (each key's containers are
+    /// then counted in `counts`, one entry per key of the span), else through a heap;
+    /// `None` if no view has a container.
+    fn plan_group(&mut self, views: &[FrozenBitmap<'_>]) -> Option<Plan> {
+        let (lo, hi) = views
+            .iter()
+            .filter(|v| v.dir.n() > 0)
+            .fold((u16::MAX, 0u16), |(lo, hi), v| {
+                (lo.min(v.dir.key(0)), hi.max(v.dir.key(v.dir.n() - 1)))
+            });
+        if lo > hi {
+            return None;
         }
+        let containers: usize = views.iter().map(|v| v.dir.n()).sum();
+        let span = usize::from(hi - lo) + 1;
+        let grouped =
+            span <= GROUP_SPAN * containers && count_keys(views, lo, span, &mut self.counts);
+        Some(Plan { lo, grouped })
     }
 
     /// See [`many`](Self::many): the first bitmap minus the others. Each container of the
@@ -544,7 +585,13 @@ impl Writer {
 
     /// See [`many`](Self::many): the union, or the symmetric difference if `xor`; each
     /// key's containers are brought together and combined at once.
-    fn group_many(&mut self, views: &[FrozenBitmap<'_>], emit: bool, xor: bool) -> u64 {
+    fn group_many(
+        &mut self,
+        views: &[FrozenBitmap<'_>],
+        plan: Plan,
+        emit: bool,
+        xor: bool,
+    ) -> u64 {
         let (s, enc, cursors, hits) = (
             &mut self.scratch,
             &mut self.enc,
@@ -552,20 +599,11 @@ impl Writer {
             &mut self.hits,
         );
         let mut total = 0u64;
-        let (lo, hi) = views
-            .iter()
-            .filter(|v| v.dir.n() > 0)
-            .fold((u16::MAX, 0u16), |(lo, hi), v| {
-                (lo.min(v.dir.key(0)), hi.max(v.dir.key(v.dir.n() - 1)))
-            });
-        if lo > hi {
-            return 0; // no input has a container
-        }
+        let lo = plan.lo;
         let mut entries: Vec<(Container<'_>, u32)> = recycle(core::mem::take(&mut self.entries));
-        let containers: usize = views.iter().map(|v| v.dir.n()).sum();
-        let span = usize::from(hi - lo) + 1;
         let counts = &mut self.counts;
-        if span <= GROUP_SPAN * containers && count_keys(views, lo, span, counts) {
+        let span = counts.len();
+        if plan.grouped {
             // Keys close together: the inputs' containers are grouped by key, a window of
             // keys at a time, with a counting sort. Each directory is read once, in order,
             // and each key's containers are then at hand together; nothing is compared
@@ -647,6 +685,17 @@ impl Writer {
         self.entries = recycle(entries);
         total
     }
+}
+
+/// How [`Writer::group_many`] finds each key's containers (from
+/// [`Writer::plan_group`]).
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    /// The smallest key of any view.
+    lo: u16,
+    /// Whether the containers are grouped by a counting sort, with each key's count from
+    /// `lo` in the writer's `counts`; else they come through a heap.
+    grouped: bool,
 }
 
 /// A many-way operation.
