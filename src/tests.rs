@@ -369,10 +369,10 @@ fn accelerated_set_kernels_match_scalar() {
         }
         // The accumulating kernels of the many-way forms (any kind into a bitset), at both
         // CPU levels, agree with the pairwise kernels.
-        type Into = fn(Container<'_>, &mut [u64; crate::cast::BITSET_WORDS]);
+        type Into = fn(&[(Container<'_>, u32)], &mut [u64; crate::cast::BITSET_WORDS]);
         let accumulate: [(Op, Into); 2] = [
-            (Op::Or, kernels::or_into_bits),
-            (Op::Xor, kernels::xor_into_bits),
+            (Op::Or, kernels::or_many_into_bits),
+            (Op::Xor, kernels::xor_many_into_bits),
         ];
         for level in CPU_LEVELS {
             cap(level);
@@ -381,8 +381,8 @@ fn accelerated_set_kernels_match_scalar() {
                     for &y in cb.iter().filter(fits) {
                         s.clear();
                         s.zero_bits();
-                        into(x, &mut s.bits);
-                        into(y, &mut s.bits);
+                        // The stored cardinalities play no part.
+                        into(&[(x, 0), (y, 0)], &mut s.bits);
                         kernels::finish_bits(&mut s);
                         e1.reset();
                         s.emit(7, &mut e1);

@@ -821,9 +821,7 @@ fn combine_key(
                 s.set_lows();
             } else if xor {
                 s.zero_bits();
-                for &(c, _) in hits {
-                    kernels::xor_into_bits(c, &mut s.bits);
-                }
+                kernels::xor_many_into_bits(hits, &mut s.bits);
                 kernels::finish_bits(s);
             } else {
                 if emit && likely_bitset(hits) {
@@ -832,35 +830,12 @@ fn combine_key(
                     }
                 }
                 s.zero_bits();
-                or_many_into_bits(hits, &mut s.bits);
+                kernels::or_many_into_bits(hits, &mut s.bits);
                 kernels::finish_bits(s);
             }
         }
     }
     s.emit_or_clear(key, enc, emit)
-}
-
-/// `bits ∪= ` each of `hits`' containers.
-fn or_many_into_bits(hits: &[(Container<'_>, u32)], bits: &mut [u64; crate::cast::BITSET_WORDS]) {
-    // Run containers two at a time (see `or_two_runs_into_bits`).
-    let mut pending = None;
-    for (n, &(c, _)) in hits.iter().enumerate() {
-        match (c, pending) {
-            (Container::Run(r), None) => pending = Some(r),
-            (Container::Run(r), Some(p)) => {
-                kernels::or_two_runs_into_bits(p, r, bits);
-                pending = None;
-            }
-            _ => kernels::or_into_bits(c, bits),
-        }
-        // Once the accumulated bits are all set, the rest cannot add any.
-        if n % 8 == 7 && bits.iter().all(|&w| w == u64::MAX) {
-            break;
-        }
-    }
-    if let Some(r) = pending {
-        kernels::or_into_bits(Container::Run(r), bits);
-    }
 }
 
 /// Whether the union of `hits` is likely a bitset: more values than an array holds, and
@@ -895,7 +870,7 @@ fn union_in_place(
         enc.payload.truncate(before);
         return None;
     };
-    or_many_into_bits(hits, bits);
+    kernels::or_many_into_bits(hits, bits);
     let card = kernels::bits_card(bits);
     let kind = if s.canonical {
         canonical_kind(card, kernels::bits_runs_capped(bits, max_canonical_runs(card)))
