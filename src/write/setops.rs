@@ -585,13 +585,7 @@ impl Writer {
 
     /// See [`many`](Self::many): the union, or the symmetric difference if `xor`; each
     /// key's containers are brought together and combined at once.
-    fn group_many(
-        &mut self,
-        views: &[FrozenBitmap<'_>],
-        plan: Plan,
-        emit: bool,
-        xor: bool,
-    ) -> u64 {
+    fn group_many(&mut self, views: &[FrozenBitmap<'_>], plan: Plan, emit: bool, xor: bool) -> u64 {
         let (s, enc, cursors, hits) = (
             &mut self.scratch,
             &mut self.enc,
@@ -873,7 +867,10 @@ fn union_in_place(
     kernels::or_many_into_bits(hits, bits);
     let card = kernels::bits_card(bits);
     let kind = if s.canonical {
-        canonical_kind(card, kernels::bits_runs_capped(bits, max_canonical_runs(card)))
+        canonical_kind(
+            card,
+            kernels::bits_runs_capped(bits, max_canonical_runs(card)),
+        )
     } else {
         plain_kind(card)
     };
