@@ -271,7 +271,7 @@ mod x86_kernels {
     /// # Safety
     ///
     /// The CPU supports AVX-512 F, BW, VL and VBMI2, and POPCNT.
-    // Not inlined: its 10 KiB of packed words and indices would otherwise enlarge (and
+    // Not inlined: its 12 KiB of packed words and indices would otherwise enlarge (and
     // probe) the stack frame of every call of its callers (`emit`), whichever path they
     // take: census1881 `and`, with small array results, ran 1.7 times slower.
     #[inline(never)]
@@ -284,13 +284,19 @@ mod x86_kernels {
         const WORDS: usize = crate::cast::BITSET_WORDS;
         // The words with a bit (or boundary) and their indices, packed; each step stores 8
         // lanes, of which the first `popcount(mask)` count: 8 slots of slack.
+        // Each word's first position (64 times its index) is kept twice in a 32-bit slot,
+        // so that the second pass broadcasts it straight from memory (a load, where a
+        // 16-bit broadcast would take the shuffle port that the compress also needs).
         let mut words = MaybeUninit::<[u64; WORDS + 8]>::uninit();
-        let mut indices = MaybeUninit::<[u16; WORDS + 8]>::uninit();
+        let mut indices = MaybeUninit::<[u32; WORDS + 8]>::uninit();
         let (wp, ip) = (
             words.as_mut_ptr().cast::<u64>(),
-            indices.as_mut_ptr().cast::<u16>(),
+            indices.as_mut_ptr().cast::<u32>(),
         );
-        let lanes = _mm_set_epi16(7, 6, 5, 4, 3, 2, 1, 0);
+        let lanes = _mm256_mullo_epi32(
+            _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
+            _mm256_set1_epi32(64 * 0x1_0001),
+        );
         let mut last = _mm512_setzero_si512();
         let mut n = 0;
         for c in 0..WORDS / 8 {
@@ -307,13 +313,13 @@ mod x86_kernels {
                 w
             };
             let m = _mm512_test_epi64_mask(t, t);
-            let ids = _mm_add_epi16(lanes, _mm_set1_epi16((8 * c) as i16));
+            let ids = _mm256_add_epi32(lanes, _mm256_set1_epi32((512 * c * 0x1_0001) as i32));
             // SAFETY: `n <= 8 c`, so the 8 lanes stored from `n` end within `WORDS + 8`
             // slots of each buffer; unaligned stores into memory we own (uninitialized
             // memory may be written).
             unsafe {
                 _mm512_storeu_si512(wp.add(n).cast(), _mm512_maskz_compress_epi64(m, t));
-                _mm_storeu_si128(ip.add(n).cast(), _mm_maskz_compress_epi16(m, ids));
+                _mm256_storeu_si256(ip.add(n).cast(), _mm256_maskz_compress_epi32(m, ids));
             }
             n += m.count_ones() as usize;
         }
@@ -326,15 +332,20 @@ mod x86_kernels {
         let mut k = 0;
         for j in 0..n {
             // SAFETY: slots `..n` of both buffers were written by the first pass.
-            let (t, i) = unsafe { (wp.add(j).read(), ip.add(j).read()) };
+            let (t, i) = unsafe { (_load_mask64(wp.add(j)), ip.add(j).read()) };
             if dst.len() < k + 64 {
                 break; // more bits than room: the caller's count was wrong
             }
-            let count = t.count_ones() as usize;
+            // Counted from a load of its own (volatile, so that it is not merged with the
+            // mask's): the mask then goes from memory straight into a mask register, and
+            // neither takes the shuffle port, which the compress and the widening need.
+            // SAFETY: as above.
+            let count = unsafe { wp.add(j).read_volatile() }.count_ones() as usize;
             // The positions as bytes first; then widened to 16 bits and offset by the
-            // word's first position (64 i fits in 16 bits: i < 1024).
+            // word's first position (in both halves of `i`; it fits in 16 bits as the
+            // word's index is below 1024).
             let positions = _mm512_maskz_compress_epi8(t, iota);
-            let base = _mm512_set1_epi16(i.wrapping_mul(64) as i16);
+            let base = _mm512_set1_epi32(i as i32);
             let low = _mm512_castsi512_si256(positions);
             let first = _mm512_add_epi16(_mm512_cvtepu8_epi16(low), base);
             let p = dst.as_mut_ptr();
