@@ -398,3 +398,50 @@ fn many_way_union_of_repeated_keys_does_not_panic() {
     }
     exercise(&v, &v);
 }
+
+/// Found by the `decode` fuzzer (stop 17): the pairwise union writes its result in place
+/// after room for as many containers as the inputs' keys allow (`a + b − common`), counted
+/// by walking the two directories; with the unordered keys of a view from
+/// `from_bytes_unchecked`, that walk and the merge disagree, more containers came out than
+/// the room, and laying out the result moved payloads past the end of the output.
+#[test]
+fn pairwise_union_with_unordered_keys_does_not_panic() {
+    let bytes = [
+        0, 1, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 11, 91, 88, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 59,
+        48, 0, 0, 1, 0, 48, 0, 0, 5, 0, 0, 4, 64, 98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10,
+        252, 0, 1, 0, 57, 0, 0, 0, 0, 0, 0, 0, 190, 190, 190, 190, 190, 190, 190, 190, 190, 190,
+        190, 190, 190, 190, 255, 255, 255, 255, 190, 190, 190, 190, 190, 190, 190, 190, 190, 190,
+        190, 190, 190, 190, 190, 190, 190, 190, 190, 190, 190, 190, 190, 190, 190, 0, 0, 0, 0, 0,
+        0,
+    ];
+    assert!(FrozenBitmap::from_bytes(&bytes).is_err());
+    // SAFETY: deliberately violated; the implementation is memory-safe regardless.
+    let v = unsafe { FrozenBitmap::from_bytes_unchecked(&bytes) };
+    let mut reference_bytes = Vec::new();
+    Writer::new()
+        .write_sorted([1, 2, 3, 70_000, 70_001, 1 << 20], &mut reference_bytes)
+        .unwrap();
+    let reference = FrozenBitmap::from_bytes(&reference_bytes).unwrap();
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    for (a, b) in [(&v, &reference), (&reference, &v), (&v, &v)] {
+        for prefix in [0, 64] {
+            for op in [
+                Writer::intersection_into,
+                Writer::union_into,
+                Writer::difference_into,
+                Writer::symmetric_difference_into,
+            ] {
+                out.clear();
+                out.resize(prefix, 7);
+                let r = op(&mut w, a, b, &mut out).unwrap();
+                assert_eq!(&out[..prefix], &[7; 64][..prefix], "the prefix is kept");
+                assert!(r.start >= prefix && r.end == out.len());
+            }
+        }
+    }
+    exercise(&v, &reference);
+}

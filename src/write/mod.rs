@@ -659,7 +659,10 @@ impl Writer {
     /// `out[base..]` after room for `n_bound` directory entries. If fewer containers came
     /// out, the payloads move down to where the smaller directory puts them (positions only
     /// decrease, so moving them in order never overwrites one not yet moved); then the
-    /// header and directory are written in front.
+    /// header and directory are written in front. If more came out than the room was made
+    /// for (only from views of bytes that `from_bytes` refuses, opened unchecked: their
+    /// keys need not increase, and the callers' bounds assume they do), all the payloads
+    /// first move up by enough, a multiple of 64 so that bitsets stay aligned.
     pub(crate) fn finish_direct(
         &mut self,
         out: &mut Vec<u8>,
@@ -669,6 +672,15 @@ impl Writer {
         let metas = &mut self.enc.metas;
         let n = metas.len();
         let has_bitset = metas.iter().any(|m| m.kind == ContainerKind::Bitset);
+        let (need, room) = (payload_start(n), payload_start(n_bound));
+        if need > room {
+            let (shift, end) = (align_up(need - room, BITSET_ALIGN), out.len());
+            out.resize(end + shift, 0);
+            out.copy_within(base + room..end, base + room + shift);
+            for m in metas.iter_mut() {
+                m.start += shift;
+            }
+        }
         if n != n_bound {
             let mut pos = payload_start(n);
             for m in metas.iter_mut() {
