@@ -383,8 +383,11 @@ impl Writer {
     /// the symmetric difference and the difference, in direct mode when `out` ends at a
     /// multiple of 64 (as [`binary_into`](Self::binary_into)): the result is written in
     /// place after room for as many containers as it can have (the distinct keys of the
-    /// inputs, see [`container_bound`]; the first input's containers for the difference), which
-    /// saves copying the whole result at the end (union of all of census1881: 540 KB).
+    /// inputs: counted by the grouping's plan when it groups them, else by
+    /// [`container_bound`]; the first input's containers for the difference), which saves
+    /// copying the whole result at the end (union of all of census1881: 540 KB). A result
+    /// with more containers (possible only with views of bytes `from_bytes` refuses) is
+    /// still laid out right, at the cost of a move (see `finish_direct`).
     fn many_into<'a, I>(
         &mut self,
         bitmaps: I,
