@@ -21,6 +21,7 @@ pub(crate) type BitsetLE = [U64; BITSET_WORDS];
 /// The words of a bitset payload being written in place (`bytes` holds exactly one),
 /// in native order, which is the stored order only on little-endian targets; `None` if
 /// `bytes` is not 8-aligned (or on a big-endian target).
+#[cfg(feature = "alloc")]
 pub(crate) fn bitset_words_mut(bytes: &mut [u8]) -> Option<&mut [u64; BITSET_WORDS]> {
     if cfg!(target_endian = "little") {
         <[u64; BITSET_WORDS]>::mut_from_bytes(bytes).ok()

@@ -254,10 +254,72 @@ pub(crate) fn bitset_positions<const BOUNDARIES: bool>(
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v4() {
         let bytes: &[u8; crate::cast::BITSET_BYTES] = bytes.try_into().ok()?;
-        // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL and VBMI2 and POPCNT on this CPU.
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ and POPCNT.
         return Some(unsafe { x86_kernels::bitset_positions::<BOUNDARIES>(bytes, dst) });
     }
     let _ = (bytes, dst);
+    None
+}
+
+/// Slots of [`Packed`]'s buffers: one per word, and 8 of slack for the last step's
+/// stores.
+#[cfg(feature = "alloc")]
+const PACKED_SLOTS: usize = crate::cast::BITSET_WORDS + 8;
+
+/// A bitset's run boundaries, packed by [`bitset_stats_packed`] for
+/// [`packed_positions`]: the words that hold one, each with its first position. Plain
+/// integers (always initialized); 12 KiB, kept in a reused scratch.
+#[cfg(feature = "alloc")]
+// Read only by the AVX-512 kernels, which need `std` (for the feature detection).
+#[cfg_attr(not(all(feature = "std", target_arch = "x86_64")), allow(dead_code))]
+pub(crate) struct Packed {
+    words: [u64; PACKED_SLOTS],
+    firsts: [u32; PACKED_SLOTS],
+    /// How many words are packed.
+    n: usize,
+}
+
+#[cfg(feature = "alloc")]
+impl Packed {
+    /// Nothing packed.
+    pub(crate) fn new() -> alloc::boxed::Box<Packed> {
+        alloc::boxed::Box::new(Packed {
+            words: [0; PACKED_SLOTS],
+            firsts: [0; PACKED_SLOTS],
+            n: 0,
+        })
+    }
+}
+
+/// The set bits of a bitset (its 8,192 little-endian bytes) and its maximal runs of set
+/// bits, counted in one pass with AVX-512, which also packs the words holding run
+/// boundaries into `packed`, for [`packed_positions`] to write them out. `None` (and
+/// `packed` untouched) if the CPU lacks the features or `bytes` is not 8,192 long.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn bitset_stats_packed(bytes: &[u8], packed: &mut Packed) -> Option<(u32, u32)> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        let bytes: &[u8; crate::cast::BITSET_BYTES] = bytes.try_into().ok()?;
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ and POPCNT.
+        return Some(unsafe { x86_kernels::bitset_stats_packed(bytes, packed) });
+    }
+    let _ = (bytes, packed);
+    None
+}
+
+/// Writes the run boundaries that [`bitset_stats_packed`] packed, in increasing order,
+/// into `dst` (as [`bitset_positions`] with `BOUNDARIES` would from the bitset); returns
+/// how many, or `None` if the CPU lacks the features.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn packed_positions(packed: &Packed, dst: &mut [U16]) -> Option<usize> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ and POPCNT.
+        return Some(unsafe { x86_kernels::packed_positions(packed, dst) });
+    }
+    let _ = (packed, dst);
     None
 }
 
@@ -266,38 +328,97 @@ mod x86_kernels {
     use super::U16;
     use core::arch::x86_64::*;
 
-    /// See [`super::bitset_positions`].
+    /// See [`super::bitset_positions`]: [`pack`] into buffers on the stack, then
+    /// [`unpack`].
     ///
     /// # Safety
     ///
-    /// The CPU supports AVX-512 F, BW, VL and VBMI2, and POPCNT.
+    /// The CPU supports AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ, and POPCNT.
     // Not inlined: its 12 KiB of packed words and indices would otherwise enlarge (and
     // probe) the stack frame of every call of its callers (`emit`), whichever path they
     // take: census1881 `and`, with small array results, ran 1.7 times slower.
     #[inline(never)]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
     pub(super) unsafe fn bitset_positions<const BOUNDARIES: bool>(
         bytes: &[u8; crate::cast::BITSET_BYTES],
         dst: &mut [U16],
     ) -> usize {
         use core::mem::MaybeUninit;
-        const WORDS: usize = crate::cast::BITSET_WORDS;
-        // The words with a bit (or boundary) and their indices, packed; each step stores 8
-        // lanes, of which the first `popcount(mask)` count: 8 slots of slack.
-        // Each word's first position (64 times its index) is kept twice in a 32-bit slot,
-        // so that the second pass broadcasts it straight from memory (a load, where a
-        // 16-bit broadcast would take the shuffle port that the compress also needs).
-        let mut words = MaybeUninit::<[u64; WORDS + 8]>::uninit();
-        let mut indices = MaybeUninit::<[u32; WORDS + 8]>::uninit();
+        let mut words = MaybeUninit::<[u64; super::PACKED_SLOTS]>::uninit();
+        let mut firsts = MaybeUninit::<[u32; super::PACKED_SLOTS]>::uninit();
         let (wp, ip) = (
             words.as_mut_ptr().cast::<u64>(),
-            indices.as_mut_ptr().cast::<u32>(),
+            firsts.as_mut_ptr().cast::<u32>(),
         );
+        // SAFETY: both buffers have `PACKED_SLOTS` slots (uninitialized memory may be
+        // written); the CPU has the features (the caller's guarantee).
+        let (n, _, _) = unsafe { pack::<BOUNDARIES, false>(bytes, wp, ip) };
+        // SAFETY: `pack` wrote slots `..n` of both buffers.
+        unsafe { unpack(wp, ip, n, dst) }
+    }
+
+    /// See [`super::bitset_stats_packed`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ, and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
+    pub(super) unsafe fn bitset_stats_packed(
+        bytes: &[u8; crate::cast::BITSET_BYTES],
+        packed: &mut super::Packed,
+    ) -> (u32, u32) {
+        let (wp, ip) = (packed.words.as_mut_ptr(), packed.firsts.as_mut_ptr());
+        // SAFETY: both arrays have `PACKED_SLOTS` slots; the CPU has the features.
+        let (n, card, boundaries) = unsafe { pack::<true, true>(bytes, wp, ip) };
+        packed.n = n;
+        // Two boundaries a run, but one for a run that reaches bit 65535 (its end would
+        // be boundary 65536, past the words).
+        let boundaries = boundaries + u32::from(bytes[crate::cast::BITSET_BYTES - 1] >> 7);
+        (card, boundaries / 2)
+    }
+
+    /// See [`super::packed_positions`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW, VL and VBMI2, and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
+    pub(super) unsafe fn packed_positions(packed: &super::Packed, dst: &mut [U16]) -> usize {
+        let n = packed.n.min(crate::cast::BITSET_WORDS);
+        // SAFETY: every slot of both arrays is initialized (they are plain integers), and
+        // `n` is at most the number of words; the CPU has the features.
+        unsafe { unpack(packed.words.as_ptr(), packed.firsts.as_ptr(), n, dst) }
+    }
+
+    /// Packs the words of a bitset that hold a set bit (or, with `BOUNDARIES`, a run
+    /// boundary: a set bit of `w ^ (w << 1 | carry)`, `carry` the previous word's top bit)
+    /// into `wp`, with each one's first position (64 times its index, twice: in both
+    /// halves of a 32-bit slot) into `ip`, 8 words per step. With `STATS`, also counts the
+    /// set bits and the set bits of the packed words, from the same loads. Returns how
+    /// many words were packed and the two counts (0 without `STATS`).
+    ///
+    /// # Safety
+    ///
+    /// `wp` and `ip` are valid for writes of `PACKED_SLOTS` slots (each step stores 8
+    /// lanes, of which the first `popcount(mask)` count: 8 slots of slack); the CPU
+    /// supports AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
+    unsafe fn pack<const BOUNDARIES: bool, const STATS: bool>(
+        bytes: &[u8; crate::cast::BITSET_BYTES],
+        wp: *mut u64,
+        ip: *mut u32,
+    ) -> (usize, u32, u32) {
+        const WORDS: usize = crate::cast::BITSET_WORDS;
+        // Each word's first position is kept twice in a 32-bit slot, so that `unpack`
+        // broadcasts it straight from memory (a load, where a 16-bit broadcast would take
+        // the shuffle port that the compress also needs).
         let lanes = _mm256_mullo_epi32(
             _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
             _mm256_set1_epi32(64 * 0x1_0001),
         );
         let mut last = _mm512_setzero_si512();
+        let (mut ones, mut marks) = (_mm512_setzero_si512(), _mm512_setzero_si512());
         let mut n = 0;
         for c in 0..WORDS / 8 {
             // SAFETY: bytes `64 c .. 64 c + 64` lie inside the 8,192; unaligned load.
@@ -312,17 +433,38 @@ mod x86_kernels {
             } else {
                 w
             };
+            if STATS {
+                ones = _mm512_add_epi64(ones, _mm512_popcnt_epi64(w));
+                marks = _mm512_add_epi64(marks, _mm512_popcnt_epi64(t));
+            }
             let m = _mm512_test_epi64_mask(t, t);
             let ids = _mm256_add_epi32(lanes, _mm256_set1_epi32((512 * c * 0x1_0001) as i32));
-            // SAFETY: `n <= 8 c`, so the 8 lanes stored from `n` end within `WORDS + 8`
-            // slots of each buffer; unaligned stores into memory we own (uninitialized
-            // memory may be written).
+            // SAFETY: `n <= 8 c`, so the 8 lanes stored from `n` end within
+            // `PACKED_SLOTS = WORDS + 8` slots of each buffer (the caller's guarantee);
+            // unaligned stores.
             unsafe {
                 _mm512_storeu_si512(wp.add(n).cast(), _mm512_maskz_compress_epi64(m, t));
                 _mm256_storeu_si256(ip.add(n).cast(), _mm256_maskz_compress_epi32(m, ids));
             }
             n += m.count_ones() as usize;
         }
+        // At most 65,536 each: they fit.
+        let count = |v: __m512i| _mm512_reduce_add_epi64(v) as u32;
+        (n, count(ones), count(marks))
+    }
+
+    /// Writes the positions of the set bits of the `n` packed words `wp` (first positions
+    /// in `ip`, as [`pack`] leaves them) into `dst`: each word's positions are compressed
+    /// out of a vector of all 64 and stored at once, with no branch per bit. Returns how
+    /// many were written, stopping early where `dst` has fewer than 64 slots past them.
+    ///
+    /// # Safety
+    ///
+    /// Slots `..n` of `wp` and `ip` are readable and initialized; the CPU supports
+    /// AVX-512 F, BW, VL and VBMI2, and POPCNT.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
+    unsafe fn unpack(wp: *const u64, ip: *const u32, n: usize, dst: &mut [U16]) -> usize {
         // Byte lane j holds j, the position of bit j within a word.
         let iota = _mm512_set_epi8(
             63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
@@ -331,7 +473,7 @@ mod x86_kernels {
         );
         let mut k = 0;
         for j in 0..n {
-            // SAFETY: slots `..n` of both buffers were written by the first pass.
+            // SAFETY: slots `..n` of both buffers are initialized (the caller's guarantee).
             let (t, i) = unsafe { (_load_mask64(wp.add(j)), ip.add(j).read()) };
             if dst.len() < k + 64 {
                 break; // more bits than room: the caller's count was wrong

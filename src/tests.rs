@@ -530,7 +530,9 @@ fn run_count_cap_matches_the_canonical_choice() {
 /// with more than 4 and more than 8 boundaries.
 #[test]
 fn bitset_extraction_matches_the_values() {
-    use crate::write::encode::{array_runs, bitset_card, bitset_runs_capped, bitset_runs_into};
+    use crate::write::encode::{
+        array_runs, bitset_card, bitset_runs_capped, bitset_runs_into, packed_runs_into,
+    };
     let mut sets: Vec<Vec<u16>> = alloc::vec![
         alloc::vec![0, 65535],
         (0..10).chain(65530..=65535).collect(),
@@ -585,6 +587,32 @@ fn bitset_extraction_matches_the_values() {
             "runs of {} values, level {level}",
             lows.len()
         );
+        // Counted and packed in one pass (AVX-512 only), then unpacked: the same runs.
+        let mut packed = crate::simd::Packed::new();
+        match crate::simd::bitset_stats_packed(crate::cast::bytes_of(words), &mut packed) {
+            Some(stats) => {
+                assert_eq!(stats, (card, nruns), "counts of {} values", lows.len());
+                let open_end = words[crate::cast::BITSET_WORDS - 1].get() >> 63 == 1;
+                let mut out = alloc::vec![9u8; 3];
+                assert!(packed_runs_into(
+                    &packed,
+                    open_end,
+                    nruns as usize,
+                    &mut out
+                ));
+                assert_eq!(
+                    &out[3..],
+                    &expected[..],
+                    "packed runs of {} values",
+                    lows.len()
+                );
+            }
+            None => {
+                // Only where AVX-512 is missing or capped off.
+                #[cfg(all(feature = "std", target_arch = "x86_64"))]
+                assert!(!crate::simd::x86::has_v4(), "not packed at level {level}");
+            }
+        }
         let mut out = alloc::vec![9u8; 1];
         crate::algebra::scratch::extract(words, |w| w.get(), card as usize, &mut out);
         let values: Vec<u8> = lows.iter().flat_map(|v| v.to_le_bytes()).collect();

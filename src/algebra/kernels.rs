@@ -195,6 +195,17 @@ fn finish_bits_impl(s: &mut Scratch) {
 }
 
 crate::simd::dispatch! {
+    /// As [`finish_bits`], and counts the runs of `s.bits` too, in the same pass
+    /// ([`Scratch::set_bits_with_runs`]).
+    pub(crate) fn finish_bits_runs(s: &mut Scratch) -> () => finish_bits_runs_impl;
+}
+
+#[inline(always)]
+fn finish_bits_runs_impl(s: &mut Scratch) {
+    s.set_bits_with_runs();
+}
+
+crate::simd::dispatch! {
     /// The number of set bits.
     pub(crate) fn bits_card(bits: &[u64; BITSET_WORDS]) -> u32 => bits_card_impl;
 }

@@ -37,6 +37,13 @@ pub(crate) struct Scratch {
     pub(crate) card: u32,
     /// Whether `bits` may hold non-zero words.
     pub(crate) bits_dirty: bool,
+    /// The maximal runs of `bits`, when they were counted with its bits
+    /// ([`set_bits_with_runs`](Self::set_bits_with_runs)).
+    pub(crate) bits_runs: Option<u32>,
+    /// Whether `packed` holds the run boundaries of `bits`.
+    pub(crate) bits_packed: bool,
+    /// Run boundaries of `bits`, packed by [`crate::simd::bitset_stats_packed`].
+    pub(crate) packed: Box<crate::simd::Packed>,
     /// Whether results get their canonical kind (runs counted and chosen when smaller); if
     /// not, values and bitsets keep their representation, with no run counting.
     pub(crate) canonical: bool,
@@ -54,6 +61,9 @@ impl Scratch {
             repr: Repr::Empty,
             card: 0,
             bits_dirty: false,
+            bits_runs: None,
+            bits_packed: false,
+            packed: crate::simd::Packed::new(),
             canonical: true,
         }
     }
@@ -63,6 +73,8 @@ impl Scratch {
     pub(crate) fn clear(&mut self) {
         self.repr = Repr::Empty;
         self.card = 0;
+        self.bits_runs = None;
+        self.bits_packed = false;
     }
 
     /// Clears `bits` if it may hold stale words, for kernels that set only some bits.
@@ -106,8 +118,27 @@ impl Scratch {
     #[inline(always)]
     pub(crate) fn set_bits_counted(&mut self, card: u32) {
         self.bits_dirty = true;
+        self.bits_runs = None;
+        self.bits_packed = false;
         self.card = card;
         self.repr = if card == 0 { Repr::Empty } else { Repr::Bits };
+    }
+
+    /// Marks `bits` as the container, counting its bits and its runs in one pass; with
+    /// AVX-512, the run boundaries are also packed for the emit
+    /// ([`crate::simd::bitset_stats_packed`]). For results likely to be emitted as runs;
+    /// elsewhere [`set_bits`](Self::set_bits) reads less.
+    #[inline(always)]
+    pub(crate) fn set_bits_with_runs(&mut self) {
+        let bytes = cast::bytes_of(&*self.bits);
+        match crate::simd::bitset_stats_packed(bytes, &mut self.packed) {
+            Some((card, runs)) => {
+                self.set_bits_counted(card);
+                self.bits_runs = Some(runs);
+                self.bits_packed = true;
+            }
+            None => self.set_bits(),
+        }
     }
 
     /// Marks `runs` as the container, summing its lengths. Kernels give sorted, disjoint,
@@ -211,7 +242,10 @@ impl Scratch {
                 (canonical_kind(card, runs), runs)
             }
             (Repr::Bits, true) => {
-                let runs = super::kernels::bits_runs_capped(&self.bits, max_canonical_runs(card));
+                let runs = match self.bits_runs {
+                    Some(runs) => runs,
+                    None => super::kernels::bits_runs_capped(&self.bits, max_canonical_runs(card)),
+                };
                 (canonical_kind(card, runs), runs)
             }
             (Repr::Runs, _) => {
@@ -236,7 +270,12 @@ impl Scratch {
             }
             (Repr::Bits, ContainerKind::Bitset) => cast::extend_u64s(out, &self.bits[..]),
             (Repr::Bits, ContainerKind::Run) => {
-                encode::bitset_runs_into(&self.bits, |w| w, runs as usize, out)
+                let open_end = self.bits[BITSET_WORDS - 1] >> 63 == 1;
+                if !(self.bits_packed
+                    && encode::packed_runs_into(&self.packed, open_end, runs as usize, out))
+                {
+                    encode::bitset_runs_into(&self.bits, |w| w, runs as usize, out)
+                }
             }
             (Repr::Bits, ContainerKind::Array) => extract(&self.bits, |w| w, card as usize, out),
             (Repr::Runs, ContainerKind::Run) => {
@@ -263,8 +302,7 @@ impl Scratch {
             }
         }
         enc.record(key, kind, card, start);
-        self.repr = Repr::Empty;
-        self.card = 0;
+        self.clear();
     }
 }
 

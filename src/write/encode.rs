@@ -444,25 +444,59 @@ pub(crate) fn bitset_runs_into<T: Copy + zerocopy::IntoBytes + zerocopy::Immutab
     // with the scan, 0.97 with it; wikileaks 0.57 with the flatten, 0.89).
     let vector = crate::simd::bitset_positions::<true>(cast::bytes_of(words), dst);
     let flat = vector.is_some() || cap >= BITSET_WORDS;
-    let mut k = match vector {
+    let k = match vector {
         Some(k) => k,
         None if flat => flatten::<false>(boundaries, dst),
         None => runs_by_scan(words, &get, dst),
     };
-    if flat && get(words[BITSET_WORDS - 1]) >> 63 == 1 {
+    let open_end = flat && get(words[BITSET_WORDS - 1]) >> 63 == 1;
+    let k = boundaries_to_runs(dst, k, open_end, cap);
+    out.truncate(start + 2 * k);
+}
+
+/// Appends the `nruns` maximal runs of set bits of a bitset as [`bitset_runs_into`]
+/// does, from its run boundaries as [`crate::simd::bitset_stats_packed`] packed them
+/// (`open_end`: the bitset's last bit is set). Returns false, appending nothing, if the
+/// CPU lacks the features to unpack them. A wrong `nruns` gives wrong runs, never
+/// out-of-bounds writes.
+#[inline(always)]
+pub(crate) fn packed_runs_into(
+    packed: &crate::simd::Packed,
+    open_end: bool,
+    nruns: usize,
+    out: &mut Vec<u8>,
+) -> bool {
+    let start = out.len();
+    let dst = cast::grow_u16s(out, 2 * nruns + 64);
+    let Some(k) = crate::simd::packed_positions(packed, dst) else {
+        out.truncate(start);
+        return false;
+    };
+    let k = boundaries_to_runs(dst, k, open_end, 2 * nruns);
+    out.truncate(start + 2 * k);
+    true
+}
+
+/// Turns the first `k` run boundaries in `dst` (as `(start, one past the end)` pairs)
+/// into `(start, length − 1)` pairs, after adding the boundary 65536 (wrapped to 0) of a
+/// run that reaches the last bit if `open_end`; keeps at most `cap` slots and returns
+/// how many `u16`s hold runs.
+#[inline(always)]
+fn boundaries_to_runs(dst: &mut [cast::U16], mut k: usize, open_end: bool, cap: usize) -> usize {
+    if open_end {
         if let Some(slot) = dst.get_mut(k) {
             slot.set(0); // boundary 65536
             k += 1;
         }
     }
-    let k = k.min(cap) & !1;
+    let k = k.min(cap).min(dst.len()) & !1;
     // (start, one past the end) to (start, length − 1), as 32-bit lanes (vectorizes).
     for pair in cast::u16_pairs_mut(&mut dst[..k]) {
         let x = pair.get();
         let (s, end) = (x & 0xFFFF, x >> 16);
         pair.set(s | (end.wrapping_sub(s).wrapping_sub(1) << 16));
     }
-    out.truncate(start + 2 * k);
+    k
 }
 
 /// The run boundaries of a bitset, run by run: the start of each run, then one past its

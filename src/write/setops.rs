@@ -809,25 +809,40 @@ fn combine_key(
             } else if xor {
                 s.zero_bits();
                 kernels::xor_many_into_bits(hits, &mut s.bits);
-                kernels::finish_bits(s);
+                let (values, runs) = input_shape(hits);
+                finish_many(s, emit, values, runs);
             } else {
-                if emit && likely_bitset(hits) {
+                let (values, runs) = input_shape(hits);
+                if emit && likely_bitset(values, runs) {
                     if let Some(n) = union_in_place(key, hits, s, enc) {
                         return n;
                     }
                 }
                 s.zero_bits();
                 kernels::or_many_into_bits(hits, &mut s.bits);
-                kernels::finish_bits(s);
+                finish_many(s, emit, values, runs);
             }
         }
     }
     s.emit_or_clear(key, enc, emit)
 }
 
-/// Whether the union of `hits` is likely a bitset: more values than an array holds, and
-/// few runs among them (many make a run result likely).
-fn likely_bitset(hits: &[(Container<'_>, u32)]) -> bool {
+/// Marks the scratch's bits, a many-way result, as the container, with their runs
+/// counted in the same pass when it will be emitted with its canonical kind and it is
+/// likely a run container (then the emit, on AVX-512, also finds their boundaries
+/// packed). Else only the bits are counted; the emit counts runs as far as it needs.
+/// `values` and `runs`: the inputs' ([`input_shape`]).
+#[inline]
+fn finish_many(s: &mut Scratch, emit: bool, values: u64, runs: u64) {
+    if emit && s.canonical && likely_runs(values, runs) {
+        kernels::finish_bits_runs(s);
+    } else {
+        kernels::finish_bits(s);
+    }
+}
+
+/// The values and the runs in the run containers of `hits`.
+fn input_shape(hits: &[(Container<'_>, u32)]) -> (u64, u64) {
     let (mut values, mut runs) = (0u64, 0u64);
     for &(c, card) in hits {
         values += u64::from(card);
@@ -835,7 +850,20 @@ fn likely_bitset(hits: &[(Container<'_>, u32)]) -> bool {
             runs += r.len() as u64;
         }
     }
+    (values, runs)
+}
+
+/// Whether a union of containers with `values` values, `runs` of them in runs
+/// ([`input_shape`]), is likely a bitset: more values than an array holds, and few runs
+/// among them (many make a run result likely).
+fn likely_bitset(values: u64, runs: u64) -> bool {
     values > u64::from(crate::format::ARRAY_MAX) && runs * 16 < values
+}
+
+/// Whether that union is likely a run container: runs of more than two values on
+/// average (else the values are mostly apart, an array or a bitset).
+fn likely_runs(values: u64, runs: u64) -> bool {
+    runs * 2 < values
 }
 
 /// The union of `hits` accumulated straight in the output, where a bitset container of
