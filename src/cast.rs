@@ -188,6 +188,30 @@ pub(crate) fn native_as_le(values: &[u16]) -> &[U16] {
     <[U16]>::ref_from_bytes(values.as_bytes()).expect("U16 is unaligned and 2 bytes")
 }
 
+/// Stored little-endian values seen as native ones, when they lie 2-aligned (the same
+/// bytes on little-endian hosts); `None` if they do not, or on big-endian hosts.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn le_as_native(values: &[U16]) -> Option<&[u16]> {
+    if cfg!(target_endian = "little") {
+        <[u16]>::ref_from_bytes(values.as_bytes()).ok()
+    } else {
+        None
+    }
+}
+
+/// Appends stored little-endian values to native ones: one bulk copy where they lie
+/// 2-aligned on a little-endian host (array payloads do, in buffers that start 2-aligned),
+/// else value by value.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn extend_native(out: &mut alloc::vec::Vec<u16>, values: &[U16]) {
+    match le_as_native(values) {
+        Some(native) => out.extend_from_slice(native),
+        None => out.extend(values.iter().map(|v| v.get())),
+    }
+}
+
 /// Copies stored little-endian values into native ones (`dst` and `src` of one length):
 /// a bulk copy in pieces (see [`COPY_PIECE`]) on little-endian hosts.
 #[cfg(all(feature = "alloc", feature = "std", target_arch = "x86_64"))] // the x86 kernels'

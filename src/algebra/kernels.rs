@@ -206,6 +206,35 @@ fn finish_bits_runs_impl(s: &mut Scratch) {
 }
 
 crate::simd::dispatch! {
+    /// `bits = x ∪ c` (every word overwritten), with its cardinality.
+    pub(crate) fn or_bitset_into(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) -> u32 => or_bitset_into_impl;
+}
+
+#[inline(always)]
+fn or_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) -> u32 {
+    match c {
+        Container::Bitset(y) => {
+            let mut card = 0;
+            for ((d, p), q) in bits.iter_mut().zip(x.iter()).zip(y.iter()) {
+                *d = p.get() | q.get();
+                card += d.count_ones();
+            }
+            card
+        }
+        Container::Array(a) => {
+            copy_bits(bits, x);
+            set_values(bits, a, |w, m| *w |= m);
+            bits_card_impl(bits)
+        }
+        Container::Run(r) => {
+            copy_bits(bits, x);
+            fill_runs(bits, r);
+            bits_card_impl(bits)
+        }
+    }
+}
+
+crate::simd::dispatch! {
     /// The number of set bits.
     pub(crate) fn bits_card(bits: &[u64; BITSET_WORDS]) -> u32 => bits_card_impl;
 }
@@ -765,9 +794,7 @@ fn sparse_merge<const KEEP_SMALL: bool, const KEEP_BOTH: bool>(
     small: &[U16],
     out: &mut alloc::vec::Vec<u16>,
 ) {
-    let copy = |out: &mut alloc::vec::Vec<u16>, part: &[U16]| {
-        out.extend(part.iter().map(|v| v.get()));
-    };
+    let copy = crate::cast::extend_native;
     let mut pos = 0;
     for v in small {
         let v = v.get();
@@ -831,9 +858,7 @@ fn merge_aa<const A: bool, const BOTH: bool, const B: bool>(
 /// by galloping from the previous one, and the stretches kept are copied in bulk.
 #[inline(always)]
 fn filter_by_runs<const IN: bool>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::Vec<u16>) {
-    let copy = |out: &mut alloc::vec::Vec<u16>, part: &[U16]| {
-        out.extend(part.iter().map(|v| v.get()));
-    };
+    let copy = crate::cast::extend_native;
     if a.len() < GALLOP_RATIO * r.len() {
         // Not many more values than runs: one merge pass; each value is stored without a
         // branch and kept by advancing the end of the output.

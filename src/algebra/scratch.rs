@@ -185,7 +185,7 @@ impl Scratch {
         match c {
             Container::Array(a) => {
                 self.lows.clear();
-                self.lows.extend(a.iter().map(|v| v.get()));
+                cast::extend_native(&mut self.lows, a);
                 self.set_lows();
             }
             Container::Bitset(b) => {

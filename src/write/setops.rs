@@ -166,8 +166,22 @@ impl Writer {
                     Op::And if fb => kernels::pass_through(da.container(i), ka, enc, s),
                     Op::AndNot if fb => {}
                     _ => {
-                        kernels::binary(op, da.container(i), db.container(j), s);
-                        s.emit(ka, enc);
+                        let (ca, cb) = (da.container(i), db.container(j));
+                        // A union with a bitset is a bitset (of more values than an array
+                        // holds), made in place; anything else through the scratch.
+                        let in_place = match (op, ca, cb) {
+                            (Op::Or, Container::Bitset(x), other)
+                            | (Op::Or, other, Container::Bitset(x)) => {
+                                bits_in_place(ka, s, enc, |bits| {
+                                    kernels::or_bitset_into(x, other, bits)
+                                })
+                            }
+                            _ => None,
+                        };
+                        if in_place.is_none() {
+                            kernels::binary(op, ca, cb, s);
+                            s.emit(ka, enc);
+                        }
                     }
                 }
                 i += 1;
@@ -796,7 +810,7 @@ fn combine_key(
                 s.lows.clear();
                 for (c, _) in hits {
                     if let Container::Array(a) = c {
-                        s.lows.extend(a.iter().map(|v| v.get()));
+                        crate::cast::extend_native(&mut s.lows, a);
                     }
                 }
                 s.lows.sort_unstable();
@@ -866,16 +880,30 @@ fn likely_runs(values: u64, runs: u64) -> bool {
     runs * 2 < values
 }
 
-/// The union of `hits` accumulated straight in the output, where a bitset container of
-/// `key` goes, so that a bitset result is not copied there from the scratch (8 KiB a
-/// key: the union of all of census1881 is 66 of them); if the result's canonical kind is
-/// another, the bits move to the scratch and are emitted from there. Returns the number
-/// of values, or `None` (nothing done) if the place is not aligned for words.
+/// The union of `hits` accumulated straight in the output ([`bits_in_place`]).
 fn union_in_place(
     key: u16,
     hits: &[(Container<'_>, u32)],
     s: &mut Scratch,
     enc: &mut super::encode::Encoder,
+) -> Option<u64> {
+    bits_in_place(key, s, enc, |bits| {
+        kernels::or_many_into_bits(hits, bits);
+        kernels::bits_card(bits)
+    })
+}
+
+/// A result likely to be a bitset, computed by `fill` (which overwrites or sets every
+/// bit it needs and returns the cardinality) straight in the output, where a bitset
+/// container of `key` goes, so that it is not copied there from the scratch (8 KiB a
+/// key: the union of all of census1881 is 66 of them). If the result's kind is another,
+/// the bits move to the scratch and are emitted from there. Returns the number of
+/// values, or `None` (nothing done) if the place is not aligned for words.
+fn bits_in_place(
+    key: u16,
+    s: &mut Scratch,
+    enc: &mut super::encode::Encoder,
+    fill: impl FnOnce(&mut [u64; crate::cast::BITSET_WORDS]) -> u32,
 ) -> Option<u64> {
     use crate::format::{canonical_kind, max_canonical_runs, plain_kind, ContainerKind};
     let before = enc.payload.len();
@@ -885,8 +913,7 @@ fn union_in_place(
         enc.payload.truncate(before);
         return None;
     };
-    kernels::or_many_into_bits(hits, bits);
-    let card = kernels::bits_card(bits);
+    let card = fill(bits);
     let kind = if s.canonical {
         canonical_kind(
             card,
