@@ -167,8 +167,9 @@ impl Writer {
                     Op::AndNot if fb => {}
                     _ => {
                         let (ca, cb) = (da.container(i), db.container(j));
-                        // A union with a bitset is a bitset (of more values than an array
-                        // holds), made in place; anything else through the scratch.
+                        // A union with a bitset is most often a bitset (a canonical one
+                        // holds more values than an array), made in place; if not, or
+                        // for any other pair, through the scratch.
                         let in_place = match (op, ca, cb) {
                             (Op::Or, Container::Bitset(x), other)
                             | (Op::Or, other, Container::Bitset(x)) => {
