@@ -37,12 +37,11 @@ pub(crate) struct Scratch {
     pub(crate) card: u32,
     /// Whether `bits` may hold non-zero words.
     pub(crate) bits_dirty: bool,
-    /// The maximal runs of `bits`, when they were counted with its bits
-    /// ([`set_bits_with_runs`](Self::set_bits_with_runs)).
-    pub(crate) bits_runs: Option<u32>,
-    /// Whether `packed` holds the run boundaries of `bits`.
-    pub(crate) bits_packed: bool,
-    /// Run boundaries of `bits`, packed by [`crate::simd::bitset_stats_packed`].
+    /// The maximal runs of `bits`, when they were counted with its bits and their
+    /// boundaries are in `packed` ([`set_bits_with_runs`](Self::set_bits_with_runs)).
+    pub(crate) packed_runs: Option<u32>,
+    /// Run boundaries of `bits` when `packed_runs` is set, packed by
+    /// [`crate::simd::bitset_stats_packed`].
     pub(crate) packed: Box<crate::simd::Packed>,
     /// Whether results get their canonical kind (runs counted and chosen when smaller); if
     /// not, values and bitsets keep their representation, with no run counting.
@@ -61,8 +60,7 @@ impl Scratch {
             repr: Repr::Empty,
             card: 0,
             bits_dirty: false,
-            bits_runs: None,
-            bits_packed: false,
+            packed_runs: None,
             packed: crate::simd::Packed::new(),
             canonical: true,
         }
@@ -73,8 +71,7 @@ impl Scratch {
     pub(crate) fn clear(&mut self) {
         self.repr = Repr::Empty;
         self.card = 0;
-        self.bits_runs = None;
-        self.bits_packed = false;
+        self.packed_runs = None;
     }
 
     /// Clears `bits` if it may hold stale words, for kernels that set only some bits.
@@ -118,8 +115,7 @@ impl Scratch {
     #[inline(always)]
     pub(crate) fn set_bits_counted(&mut self, card: u32) {
         self.bits_dirty = true;
-        self.bits_runs = None;
-        self.bits_packed = false;
+        self.packed_runs = None;
         self.card = card;
         self.repr = if card == 0 { Repr::Empty } else { Repr::Bits };
     }
@@ -134,8 +130,7 @@ impl Scratch {
         match crate::simd::bitset_stats_packed(bytes, &mut self.packed) {
             Some((card, runs)) => {
                 self.set_bits_counted(card);
-                self.bits_runs = Some(runs);
-                self.bits_packed = true;
+                self.packed_runs = Some(runs);
             }
             None => self.set_bits(),
         }
@@ -242,7 +237,7 @@ impl Scratch {
                 (canonical_kind(card, runs), runs)
             }
             (Repr::Bits, true) => {
-                let runs = match self.bits_runs {
+                let runs = match self.packed_runs {
                     Some(runs) => runs,
                     None => super::kernels::bits_runs_capped(&self.bits, max_canonical_runs(card)),
                 };
@@ -271,7 +266,7 @@ impl Scratch {
             (Repr::Bits, ContainerKind::Bitset) => cast::extend_u64s(out, &self.bits[..]),
             (Repr::Bits, ContainerKind::Run) => {
                 let open_end = self.bits[BITSET_WORDS - 1] >> 63 == 1;
-                if !(self.bits_packed
+                if !(self.packed_runs.is_some()
                     && encode::packed_runs_into(&self.packed, open_end, runs as usize, out))
                 {
                     encode::bitset_runs_into(&self.bits, |w| w, runs as usize, out)
