@@ -521,17 +521,36 @@ mod x86_kernels {
         unsafe { _mm_loadu_si128(s.as_ptr().add(k).cast::<__m128i>()) }
     }
 
-    /// See [`super::scan_count_u16`]. For each value `v` of `small`: compare `v` with the
-    /// next 16 values of `large` (unsigned, via the sign-flip trick); if all are smaller,
-    /// move on by 16, else move past the smaller ones (a prefix, as `large` is sorted) and
-    /// test equality. Near the end of `large`, a scalar scan finishes.
+    /// See [`super::scan_count_u16`]: [`scan_matches`], counting.
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) unsafe fn scan_count_u16(small: &[U16], large: &[U16]) -> u64 {
+        let mut n = 0u64;
+        scan_matches(small, large, |_| {
+            n += 1;
+            true
+        });
+        n
+    }
+
+    /// Calls `on_match(v)` for each value `v` of `small` found in `large` (both sorted), in
+    /// order, until it returns `false`. For each `v`: skip the blocks of 64 values of
+    /// `large` whose last is below `v` (a predictable scalar step for four vector ones:
+    /// `small`'s values lie 16 to 256 positions apart in `large` where this is used), then
+    /// compare `v` with the next 16 values of `large` (unsigned, via the sign-flip trick);
+    /// if all are smaller, move on by 16, else move past the smaller ones (a prefix, as
+    /// `large` is sorted) and test equality. Near the end of `large`, a scalar scan
+    /// finishes.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    fn scan_matches(small: &[U16], large: &[U16], mut on_match: impl FnMut(u16) -> bool) {
         let flip = _mm256_set1_epi16(i16::MIN);
-        let (mut base, mut n) = (0usize, 0u64);
+        let mut base = 0usize;
         'values: for v in small {
             let v = v.get();
             let needle = _mm256_set1_epi16((v ^ 0x8000) as i16);
+            while base + 64 <= large.len() && large[base + 63].get() < v {
+                base += 64;
+            }
             while base + 16 <= large.len() {
                 // SAFETY: `base + 16 <= large.len()`, so the 32 bytes read lie inside
                 // `large`; the load is unaligned; `U16` is two plain little-endian bytes.
@@ -546,8 +565,10 @@ mod x86_kernels {
                 // Fewer than 16 values are below `v`, so `base` stays inside `large`.
                 base += (mask.count_ones() / 2) as usize;
                 if large[base].get() == v {
-                    n += 1;
                     base += 1;
+                    if !on_match(v) {
+                        return;
+                    }
                 }
                 continue 'values;
             }
@@ -555,14 +576,15 @@ mod x86_kernels {
                 base += 1;
             }
             if base == large.len() {
-                break;
+                return;
             }
             if large[base].get() == v {
-                n += 1;
                 base += 1;
+                if !on_match(v) {
+                    return;
+                }
             }
         }
-        n
     }
 
     /// See [`super::count_runs_u16`]: `values[i]` is compared with `values[i − 1] + 1`
@@ -1263,7 +1285,8 @@ mod x86_kernels {
     }
 
     /// See [`super::intersect_u16`]: [`blocks`], storing the matching lanes of each block
-    /// through the shuffle table (no branch per match), then a scalar merge of what is left.
+    /// through the shuffle table (no branch per match), then the fewer than 8 values left on
+    /// one side searched for in the other's rest ([`scan_matches`]).
     #[cfg(feature = "alloc")]
     #[target_feature(enable = "avx2,popcnt,bmi1")]
     pub(super) unsafe fn intersect_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
@@ -1280,37 +1303,41 @@ mod x86_kernels {
         // `a` up to the end of the current block: `k + 8 <= min(a, b) + 8 = dst.len()`.
         // Unsorted or repeated values (a corrupt payload) can match more than once: the
         // matches beyond the room are dropped (`store_dropping`, and the check below).
-        let (mut i, mut j) = blocks(a, b, |va, found| {
+        let (i, j) = blocks(a, b, |va, found| {
             k += store_dropping(va, !lane_mask(found), dst, k);
         });
-        while i < a.len() && j < b.len() {
-            let (x, y) = (a[i].get(), b[j].get());
-            let Some(slot) = dst.get_mut(k) else {
-                break;
-            };
-            *slot = x;
-            k += usize::from(x == y);
-            i += usize::from(x <= y);
-            j += usize::from(y <= x);
-        }
+        // The side with fewer than 8 values left is searched for in the other's rest,
+        // which can be long (a merge would step through it value by value).
+        let (a, b) = (&a[i..], &b[j..]);
+        let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        scan_matches(small, large, |v| match dst.get_mut(k) {
+            Some(slot) => {
+                *slot = v;
+                k += 1;
+                true
+            }
+            None => false,
+        });
         out.truncate(start + k);
     }
 
-    /// See [`super::intersect_count_u16`]: [`blocks`], counting the matches, then a scalar
-    /// merge of what is left.
+    /// See [`super::intersect_count_u16`]: [`blocks`], counting the matches, then the fewer
+    /// than 8 values left on one side searched for in the other's rest ([`scan_matches`]).
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) unsafe fn intersect_count_u16(a: &[U16], b: &[U16]) -> u64 {
         let (a, b, zero) = without_zero(a, b);
         let mut n = u64::from(zero == (true, true));
-        let (mut i, mut j) = blocks(a, b, |_, found| {
+        let (i, j) = blocks(a, b, |_, found| {
             n += u64::from((_mm_movemask_epi8(found) as u32).count_ones() / 2)
         });
-        while i < a.len() && j < b.len() {
-            let (x, y) = (a[i].get(), b[j].get());
-            n += u64::from(x == y);
-            i += usize::from(x <= y);
-            j += usize::from(y <= x);
-        }
+        // The side with fewer than 8 values left is searched for in the other's rest,
+        // which can be long (a merge would step through it value by value).
+        let (a, b) = (&a[i..], &b[j..]);
+        let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        scan_matches(small, large, |_| {
+            n += 1;
+            true
+        });
         n
     }
 }
