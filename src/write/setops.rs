@@ -926,13 +926,12 @@ fn bits_in_place(
     if kind != ContainerKind::Bitset {
         s.bits.copy_from_slice(bits);
         enc.payload.truncate(before);
+        s.set_bits_counted(card);
         if kind == ContainerKind::Run {
-            // Counted again and the run boundaries packed in one pass (with AVX-512), which
-            // the emit then only unpacks: the union of many arrays can come out as runs
-            // (wikileaks_srt: 20 of its 21 keys) though no input was one.
-            kernels::finish_bits_runs(s);
-        } else {
-            s.set_bits_counted(card);
+            // The run boundaries packed in one pass (with AVX-512), which the emit then only
+            // unpacks: the union of many arrays can come out as runs (wikileaks_srt: 20 of
+            // its 21 keys) though no input was one.
+            s.pack_runs();
         }
         s.emit(key, enc);
         return Some(u64::from(card));
