@@ -308,6 +308,30 @@ pub(crate) fn bitset_stats_packed(bytes: &[u8], packed: &mut Packed) -> Option<(
     None
 }
 
+/// The maximal runs of set bits of a bitset (its 8,192 little-endian bytes), counted with
+/// AVX-512 as far as `cap` needs, packing their boundaries into `packed` as
+/// [`bitset_stats_packed`] does: `Some(runs)` with `packed` ready for
+/// [`packed_positions`] if `runs <= cap`; else `Some` of a count above `cap` (the runs of a
+/// prefix), `packed` not to be read. `None` if the CPU lacks the features or `bytes` is
+/// not 8,192 long. For a result bitset whose canonical kind is not known yet: a run
+/// container's boundaries come packed from the pass that finds it is one.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn bitset_runs_packed_capped(
+    bytes: &[u8],
+    cap: u32,
+    packed: &mut Packed,
+) -> Option<u32> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        let bytes: &[u8; crate::cast::BITSET_BYTES] = bytes.try_into().ok()?;
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ and POPCNT.
+        return Some(unsafe { x86_kernels::bitset_runs_packed_capped(bytes, cap, packed) });
+    }
+    let _ = (bytes, cap, packed);
+    None
+}
+
 /// Writes the run boundaries that [`bitset_stats_packed`] packed, in increasing order,
 /// into `dst` (as [`bitset_positions`] with `BOUNDARIES` would from the bitset); returns
 /// how many, or `None` if the CPU lacks the features.
@@ -329,7 +353,7 @@ mod x86_kernels {
     use core::arch::x86_64::*;
 
     /// See [`super::bitset_positions`]: [`pack`] into buffers on the stack, then
-    /// [`unpack`].
+    /// [`unpack_grouped`].
     ///
     /// # Safety
     ///
@@ -354,7 +378,7 @@ mod x86_kernels {
         // written); the CPU has the features (the caller's guarantee).
         let (n, _, _) = unsafe { pack::<BOUNDARIES, false>(bytes, wp, ip) };
         // SAFETY: `pack` wrote slots `..n` of both buffers.
-        unsafe { unpack(wp, ip, n, dst) }
+        unsafe { unpack_grouped(wp, ip, n, dst) }
     }
 
     /// See [`super::bitset_stats_packed`].
@@ -377,6 +401,32 @@ mod x86_kernels {
         (card, boundaries / 2)
     }
 
+    /// See [`super::bitset_runs_packed_capped`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ, and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
+    pub(super) unsafe fn bitset_runs_packed_capped(
+        bytes: &[u8; crate::cast::BITSET_BYTES],
+        cap: u32,
+        packed: &mut super::Packed,
+    ) -> u32 {
+        let (wp, ip) = (packed.words.as_mut_ptr(), packed.firsts.as_mut_ptr());
+        // Boundaries above `2 cap` mean more than `cap` runs, whatever follows.
+        let limit = cap.saturating_mul(2);
+        // SAFETY: both arrays have `PACKED_SLOTS` slots; the CPU has the features.
+        let (n, _, boundaries) = unsafe { pack_capped::<true, false, true>(bytes, wp, ip, limit) };
+        if boundaries > limit {
+            packed.n = 0;
+            return cap.saturating_add(1);
+        }
+        packed.n = n;
+        // As in `bitset_stats_packed`: the end of a run reaching bit 65535 is not packed.
+        let boundaries = boundaries + u32::from(bytes[crate::cast::BITSET_BYTES - 1] >> 7);
+        boundaries / 2
+    }
+
     /// See [`super::packed_positions`].
     ///
     /// # Safety
@@ -387,7 +437,7 @@ mod x86_kernels {
         let n = packed.n.min(crate::cast::BITSET_WORDS);
         // SAFETY: every slot of both arrays is initialized (they are plain integers), and
         // `n` is at most the number of words; the CPU has the features.
-        unsafe { unpack(packed.words.as_ptr(), packed.firsts.as_ptr(), n, dst) }
+        unsafe { unpack_grouped(packed.words.as_ptr(), packed.firsts.as_ptr(), n, dst) }
     }
 
     /// Packs the words of a bitset that hold a set bit (or, with `BOUNDARIES`, a run
@@ -408,6 +458,25 @@ mod x86_kernels {
         bytes: &[u8; crate::cast::BITSET_BYTES],
         wp: *mut u64,
         ip: *mut u32,
+    ) -> (usize, u32, u32) {
+        // SAFETY: the caller's guarantees.
+        unsafe { pack_capped::<BOUNDARIES, STATS, false>(bytes, wp, ip, u32::MAX) }
+    }
+
+    /// [`pack`], which with `CAPPED` counts the packed words' set bits (as with `STATS`)
+    /// and stops, returning their count so far and the packing unfinished, once they
+    /// exceed `limit` (checked every 64 words).
+    ///
+    /// # Safety
+    ///
+    /// As for [`pack`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
+    unsafe fn pack_capped<const BOUNDARIES: bool, const STATS: bool, const CAPPED: bool>(
+        bytes: &[u8; crate::cast::BITSET_BYTES],
+        wp: *mut u64,
+        ip: *mut u32,
+        limit: u32,
     ) -> (usize, u32, u32) {
         const WORDS: usize = crate::cast::BITSET_WORDS;
         // Each word's first position is kept twice in a 32-bit slot, so that `unpack`
@@ -435,6 +504,8 @@ mod x86_kernels {
             };
             if STATS {
                 ones = _mm512_add_epi64(ones, _mm512_popcnt_epi64(w));
+            }
+            if STATS || CAPPED {
                 marks = _mm512_add_epi64(marks, _mm512_popcnt_epi64(t));
             }
             let m = _mm512_test_epi64_mask(t, t);
@@ -447,6 +518,12 @@ mod x86_kernels {
                 _mm256_storeu_si256(ip.add(n).cast(), _mm256_maskz_compress_epi32(m, ids));
             }
             n += m.count_ones() as usize;
+            if CAPPED && c % 8 == 7 {
+                let so_far = _mm512_reduce_add_epi64(marks) as u32; // at most 65,536
+                if so_far > limit {
+                    return (n, 0, so_far);
+                }
+            }
         }
         // At most 65,536 each: they fit.
         let count = |v: __m512i| _mm512_reduce_add_epi64(v) as u32;
@@ -503,6 +580,84 @@ mod x86_kernels {
                 }
             }
             k += count;
+        }
+        k
+    }
+
+    /// [`unpack`] for sparse words, 8 at a time: the positions of up to 8 set bits of each
+    /// word are found in vectors over the 8 words (one count of trailing zeros per bit
+    /// rank) and compressed out in two steps, where [`unpack`] takes one compress per word.
+    /// A group with a word of more than 8 set bits, and the last `n % 8` words, go through
+    /// [`unpack`]. Same contract as [`unpack`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`unpack`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
+    unsafe fn unpack_grouped(wp: *const u64, ip: *const u32, n: usize, dst: &mut [U16]) -> usize {
+        let eight = _mm512_set1_epi64(8);
+        let ones = _mm512_set1_epi64(1);
+        // Words 0–3's lanes (their low and high four ranks), then words 4–7's.
+        let first_half = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+        let second_half = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+        let limit = _mm512_set1_epi16(64);
+        let mut k = 0;
+        let mut j = 0;
+        while j + 8 <= n {
+            if dst.len() < k + 64 {
+                return k; // more bits than room: the caller's count was wrong
+            }
+            // SAFETY: slots `j..j + 8 <= n` of both buffers are initialized (the caller's
+            // guarantee); unaligned loads.
+            let (words, firsts) = unsafe {
+                (
+                    _mm512_loadu_si512(wp.add(j).cast()),
+                    _mm256_loadu_si256(ip.add(j).cast()),
+                )
+            };
+            if _mm512_cmpgt_epu64_mask(_mm512_popcnt_epi64(words), eight) != 0 {
+                // SAFETY: as above; `k <= dst.len()`.
+                k += unsafe { unpack(wp.add(j), ip.add(j), 8, &mut dst[k..]) };
+                j += 8;
+                continue;
+            }
+            // Rank r's position in each word: the trailing zeros of what is left after
+            // clearing the lower r set bits (64 once none is left), packed as 16-bit lanes:
+            // ranks 0–3 in `low`, 4–7 in `high`, rank r in lane r % 4 of the word's u64.
+            let mut w = words;
+            let (mut low, mut high) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+            for r in 0..8 {
+                let below = _mm512_sub_epi64(w, ones);
+                let tz = _mm512_popcnt_epi64(_mm512_andnot_si512(w, below));
+                w = _mm512_and_si512(w, below);
+                let shifted = _mm512_sllv_epi64(tz, _mm512_set1_epi64(16 * (r % 4)));
+                if r < 4 {
+                    low = _mm512_or_si512(low, shifted);
+                } else {
+                    high = _mm512_or_si512(high, shifted);
+                }
+            }
+            // Each word's first position, in all four 16-bit lanes of its u64.
+            let base = _mm512_cvtepu32_epi64(firsts);
+            let base = _mm512_or_si512(base, _mm512_slli_epi64::<32>(base));
+            let p = dst.as_mut_ptr();
+            for idx in [first_half, second_half] {
+                let v = _mm512_permutex2var_epi64(low, idx, high);
+                let keep = _mm512_cmplt_epu16_mask(v, limit);
+                // Lane m holds word `idx[m] % 8` (the permute reads the low 3 bits).
+                let b = _mm512_permutexvar_epi64(idx, base);
+                let out = _mm512_maskz_compress_epi16(keep, _mm512_add_epi16(v, b));
+                // SAFETY: `k + 64 <= dst.len()` before the first half, which adds at most
+                // 32: each store of 32 lanes from `k` stays inside `dst`; unaligned.
+                unsafe { _mm512_storeu_si512(p.add(k).cast(), out) };
+                k += keep.count_ones() as usize;
+            }
+            j += 8;
+        }
+        if j < n {
+            // SAFETY: slots `j..n` are initialized; `k <= dst.len()`.
+            k += unsafe { unpack(wp.add(j), ip.add(j), n - j, &mut dst[k..]) };
         }
         k
     }

@@ -527,7 +527,7 @@ fn run_count_cap_matches_the_canonical_choice() {
 
 /// Bitsets to runs and to values, in both forms of the extraction (words skipped or not),
 /// against the values: runs touching 0 and 65535, a full bitset, alternating bits, words
-/// with more than 4 and more than 8 boundaries.
+/// with more than 4 and more than 8 boundaries, sparse words with boundaries on both ends.
 #[test]
 fn bitset_extraction_matches_the_values() {
     use crate::write::encode::{
@@ -549,6 +549,13 @@ fn bitset_extraction_matches_the_values() {
         sets.push((0..=u16::MAX).step_by(2).collect());
         sets.push((1..=u16::MAX).step_by(2).collect());
         sets.push((0..4000u16).map(|k| k * 16 + (k % 3)).collect());
+        // Sparse words whose boundaries sit on their first and last bits (bit 63 of each
+        // word set: a run from bit 63 to the next word's bit 0), one group of 8 words with
+        // more than 8 boundaries among them.
+        let mut edges: Vec<u16> = (0..1024u16).map(|k| k * 64 + 63).collect();
+        edges.extend((0..32u16).map(|k| 64 * 40 + 2 * k));
+        edges.sort_unstable();
+        sets.push(edges);
     }
     // No other test may cap the CPU level meanwhile.
     let _guard = FORCE.lock();
@@ -606,6 +613,21 @@ fn bitset_extraction_matches_the_values() {
                     "packed runs of {} values",
                     lows.len()
                 );
+                // Counted as far as a cap needs: exact (and packed) up to it, above it past.
+                let bytes = crate::cast::bytes_of(words);
+                let mut capped = crate::simd::Packed::new();
+                let below = crate::simd::bitset_runs_packed_capped(bytes, nruns - 1, &mut capped);
+                assert!(below.unwrap() > nruns - 1, "capped runs of {}", lows.len());
+                let at = crate::simd::bitset_runs_packed_capped(bytes, nruns, &mut capped);
+                assert_eq!(at, Some(nruns), "capped runs of {} values", lows.len());
+                let mut out = alloc::vec![9u8; 3];
+                assert!(packed_runs_into(
+                    &capped,
+                    open_end,
+                    nruns as usize,
+                    &mut out
+                ));
+                assert_eq!(&out[3..], &expected[..], "capped packed runs");
             }
             None => {
                 // Only where AVX-512 is missing or capped off.

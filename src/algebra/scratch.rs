@@ -136,17 +136,6 @@ impl Scratch {
         }
     }
 
-    /// After [`set_bits_counted`](Self::set_bits_counted) for a container to be emitted as
-    /// runs: with AVX-512, packs its run boundaries for the emit (the card is recounted in
-    /// the same pass); without, nothing (the emit counts and extracts the runs itself).
-    #[inline]
-    pub(crate) fn pack_runs(&mut self) {
-        let bytes = cast::bytes_of(&*self.bits);
-        if let Some((_, runs)) = crate::simd::bitset_stats_packed(bytes, &mut self.packed) {
-            self.packed_runs = Some(runs);
-        }
-    }
-
     /// Marks `runs` as the container, summing its lengths. Kernels give sorted, disjoint,
     /// non-adjacent runs when their inputs are well formed; runs from corrupt payloads
     /// (unsorted or overlapping, which checked views allow) are sorted and merged first, so

@@ -915,11 +915,22 @@ fn bits_in_place(
         return None;
     };
     let card = fill(bits);
+    // With AVX-512, the runs are counted (as far as the kind needs) with their boundaries
+    // packed in the same pass, which the emit of a run container then only unpacks: the
+    // union of many arrays can come out as runs (wikileaks_srt: 20 of its 21 keys) though
+    // no input was one.
+    let mut packed = None;
     let kind = if s.canonical {
-        canonical_kind(
-            card,
-            kernels::bits_runs_capped(bits, max_canonical_runs(card)),
-        )
+        let cap = max_canonical_runs(card);
+        let bytes = crate::cast::bytes_of(&bits[..]);
+        let runs = match crate::simd::bitset_runs_packed_capped(bytes, cap, &mut s.packed) {
+            Some(runs) => {
+                packed = Some(runs).filter(|&runs| runs <= cap);
+                runs
+            }
+            None => kernels::bits_runs_capped(bits, cap),
+        };
+        canonical_kind(card, runs)
     } else {
         plain_kind(card)
     };
@@ -928,10 +939,7 @@ fn bits_in_place(
         enc.payload.truncate(before);
         s.set_bits_counted(card);
         if kind == ContainerKind::Run {
-            // The run boundaries packed in one pass (with AVX-512), which the emit then only
-            // unpacks: the union of many arrays can come out as runs (wikileaks_srt: 20 of
-            // its 21 keys) though no input was one.
-            s.pack_runs();
+            s.packed_runs = packed;
         }
         s.emit(key, enc);
         return Some(u64::from(card));
