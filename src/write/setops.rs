@@ -173,7 +173,7 @@ impl Writer {
                         let in_place = match (op, ca, cb) {
                             (Op::Or, Container::Bitset(x), other)
                             | (Op::Or, other, Container::Bitset(x)) => {
-                                bits_in_place(ka, s, enc, |bits| {
+                                bits_in_place(ka, s, enc, false, |bits| {
                                     kernels::or_bitset_into(x, other, bits)
                                 })
                             }
@@ -888,7 +888,7 @@ fn union_in_place(
     s: &mut Scratch,
     enc: &mut super::encode::Encoder,
 ) -> Option<u64> {
-    bits_in_place(key, s, enc, |bits| {
+    bits_in_place(key, s, enc, true, |bits| {
         kernels::or_many_into_bits(hits, bits);
         kernels::bits_card(bits)
     })
@@ -900,10 +900,17 @@ fn union_in_place(
 /// key: the union of all of census1881 is 66 of them). If the result's kind is another,
 /// the bits move to the scratch and are emitted from there. Returns the number of
 /// values, or `None` (nothing done) if the place is not aligned for words.
+///
+/// With `pack_runs` (and AVX-512), the runs are counted with their boundaries packed in
+/// the same pass, for the emit of a run result: worth it where runs are a likely result
+/// (the many-way union: wikileaks_srt's union of all is 6 % slower with a plain count).
+/// Without, a plain count that stops once past the kind's cap: the union of a pair with
+/// a bitset is nearly always a bitset (census-income `or` 2–3 % faster than packing).
 fn bits_in_place(
     key: u16,
     s: &mut Scratch,
     enc: &mut super::encode::Encoder,
+    pack_runs: bool,
     fill: impl FnOnce(&mut [u64; crate::cast::BITSET_WORDS]) -> u32,
 ) -> Option<u64> {
     use crate::format::{canonical_kind, max_canonical_runs, plain_kind, ContainerKind};
@@ -915,15 +922,17 @@ fn bits_in_place(
         return None;
     };
     let card = fill(bits);
-    // With AVX-512, the runs are counted (as far as the kind needs) with their boundaries
-    // packed in the same pass, which the emit of a run container then only unpacks: the
-    // union of many arrays can come out as runs (wikileaks_srt: 20 of its 21 keys) though
-    // no input was one.
+    // Packed boundaries, if any, are what the emit of a run container then only unpacks:
+    // the union of many arrays can come out as runs (wikileaks_srt: 20 of its 21 keys)
+    // though no input was one.
     let mut packed = None;
     let kind = if s.canonical {
         let cap = max_canonical_runs(card);
         let bytes = crate::cast::bytes_of(&bits[..]);
-        let runs = match crate::simd::bitset_runs_packed_capped(bytes, cap, &mut s.packed) {
+        let packing = pack_runs
+            .then(|| crate::simd::bitset_runs_packed_capped(bytes, cap, &mut s.packed))
+            .flatten();
+        let runs = match packing {
             Some(runs) => {
                 packed = Some(runs).filter(|&runs| runs <= cap);
                 runs
