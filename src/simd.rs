@@ -237,6 +237,28 @@ pub(crate) fn count_runs_u16(values: &[U16]) -> u32 {
     crate::write::encode::count_slice_runs(values, |v| v.get())
 }
 
+/// [`count_runs_u16`] as far as a canonical kind needs: exact when the runs are at most
+/// `cap`, else some count above `cap` (the runs of a prefix). With AVX-512, 32 neighbours
+/// per compare; with AVX2, 16; both stop at the first step past `cap`. The result of an
+/// array union is most often an array with breaks at nearly every value, where half the
+/// array already decides.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn count_runs_u16_capped(values: &[U16], cap: u32) -> u32 {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if values.len() >= 64 && x86::has_v4() {
+        // SAFETY: `has_v4` confirmed AVX-512 F and BW, and POPCNT on this CPU.
+        return unsafe { x86_kernels::count_runs_u16_capped_wide(values, cap) };
+    }
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if values.len() >= 32 && x86::has_v3() {
+        // SAFETY: `has_v3` confirmed AVX2 and POPCNT on this CPU.
+        return unsafe { x86_kernels::count_runs_u16_capped(values, cap) };
+    }
+    let _ = cap;
+    crate::write::encode::count_slice_runs(values, |v| v.get())
+}
+
 /// Writes the positions of the set bits of a bitset (its 8,192 little-endian bytes) or,
 /// with `BOUNDARIES`, of its run boundaries (the set bits of `w ^ (w << 1 | carry)`,
 /// `carry` the previous word's top bit) into `dst`, in increasing order, with AVX-512:
@@ -768,6 +790,76 @@ mod x86_kernels {
             // Two mask bits per lane.
             breaks += 16 - (_mm256_movemask_epi8(follows) as u32).count_ones() / 2;
             i += 16;
+        }
+        for k in i..n {
+            breaks += u32::from(values[k].get() != values[k - 1].get().wrapping_add(1));
+        }
+        1 + breaks
+    }
+
+    /// See [`super::count_runs_u16_capped`]: as [`count_runs_u16`], returning once the
+    /// runs so far pass `cap`.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn count_runs_u16_capped(values: &[U16], cap: u32) -> u32 {
+        let n = values.len();
+        if n == 0 {
+            return 0;
+        }
+        let one = _mm256_set1_epi16(1);
+        let mut breaks = 0u32;
+        let mut i = 1usize;
+        while i + 16 <= n {
+            // SAFETY: `i − 1 + 16 < i + 16 <= n`: both 32-byte loads lie inside `values`;
+            // unaligned loads; `U16` is two plain little-endian bytes.
+            let (v, p) = unsafe {
+                (
+                    _mm256_loadu_si256(values.as_ptr().add(i).cast::<__m256i>()),
+                    _mm256_loadu_si256(values.as_ptr().add(i - 1).cast::<__m256i>()),
+                )
+            };
+            let follows = _mm256_cmpeq_epi16(v, _mm256_add_epi16(p, one));
+            // Two mask bits per lane.
+            breaks += 16 - (_mm256_movemask_epi8(follows) as u32).count_ones() / 2;
+            i += 16;
+            if breaks >= cap {
+                return 1 + breaks; // more than `cap` runs, whatever follows
+            }
+        }
+        for k in i..n {
+            breaks += u32::from(values[k].get() != values[k - 1].get().wrapping_add(1));
+        }
+        1 + breaks
+    }
+
+    /// [`count_runs_u16_capped`] 32 neighbours at a time.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,popcnt")]
+    pub(super) unsafe fn count_runs_u16_capped_wide(values: &[U16], cap: u32) -> u32 {
+        let n = values.len();
+        if n == 0 {
+            return 0;
+        }
+        let one = _mm512_set1_epi16(1);
+        let mut breaks = 0u32;
+        let mut i = 1usize;
+        while i + 32 <= n {
+            // SAFETY: `i − 1 + 32 < i + 32 <= n`: both 64-byte loads lie inside `values`;
+            // unaligned loads; `U16` is two plain little-endian bytes.
+            let (v, p) = unsafe {
+                (
+                    _mm512_loadu_si512(values.as_ptr().add(i).cast()),
+                    _mm512_loadu_si512(values.as_ptr().add(i - 1).cast()),
+                )
+            };
+            let follows = _mm512_cmpeq_epi16_mask(v, _mm512_add_epi16(p, one));
+            breaks += 32 - follows.count_ones();
+            i += 32;
+            if breaks >= cap {
+                return 1 + breaks; // more than `cap` runs, whatever follows
+            }
         }
         for k in i..n {
             breaks += u32::from(values[k].get() != values[k - 1].get().wrapping_add(1));

@@ -720,10 +720,11 @@ fn run_kernels_match_the_bitset_path() {
     }
 }
 
-/// Run counts of arrays (16 neighbours per step with AVX2, one by one in the baseline) and
+/// Run counts of arrays (32 or 16 neighbours per step with AVX-512 or AVX2, one by one in
+/// the baseline; exact or capped) and
 /// the branch-free array → runs conversion agree with the runs found value by value, on
 /// arrays whose runs are long, short or single values, touching 65535, of every length
-/// around the 16-lane steps; on unsorted (corrupt) arrays they agree with each other.
+/// around the 16- and 32-lane steps; on unsorted (corrupt) arrays they agree with each other.
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn array_run_counts_and_conversion_match_the_values() {
@@ -736,7 +737,7 @@ fn array_run_counts_and_conversion_match_the_values() {
         (0..4096).collect(),
         (0..4096u16).map(|k| k * 2).collect(),
     ];
-    for len in 0..40u16 {
+    for len in 0..140u16 {
         sets.push((0..len).map(|k| k * 3 / 2).collect());
     }
     for seed in 0..200u64 {
@@ -765,6 +766,15 @@ fn array_run_counts_and_conversion_match_the_values() {
                 runs,
                 "{lows:?}, level {level}"
             );
+            // Capped: exact up to the cap, above it past the cap.
+            for limit in [0, 1, runs / 2, runs.saturating_sub(1), runs, runs + 1] {
+                let got = crate::simd::count_runs_u16_capped(&le, limit);
+                if runs <= limit {
+                    assert_eq!(got, runs, "{lows:?}, cap {limit}, level {level}");
+                } else {
+                    assert!(got > limit, "{lows:?}, cap {limit}, level {level}: {got}");
+                }
+            }
         }
         cap(0);
         let mut dst = alloc::vec![crate::cast::U16::new(7); 2 * runs as usize];
@@ -805,6 +815,7 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
             let _ = crate::simd::intersect_count_u16(x, y);
             let _ = crate::simd::scan_count_u16(x, y);
             let _ = crate::simd::count_runs_u16(x);
+            let _ = crate::simd::count_runs_u16_capped(x, 7);
             for k in 0..4 {
                 out.clear();
                 let _ = match k {

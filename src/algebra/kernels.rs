@@ -138,8 +138,10 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
             (plain_kind(card), card, 0)
         }
         Container::Array(a) => {
-            let runs = crate::simd::count_runs_u16(a);
-            (canonical_kind(a.len() as u32, runs), a.len() as u32, runs)
+            let card = a.len() as u32;
+            let runs =
+                crate::simd::count_runs_u16_capped(a, crate::format::max_canonical_runs(card));
+            (canonical_kind(card, runs), card, runs)
         }
         Container::Bitset(b) => {
             let card = crate::write::encode::bitset_card(b, |w| w.get());
@@ -343,7 +345,7 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
         }
         (Op::Or, Array(x), Run(y)) | (Op::Or, Run(y), Array(x)) => {
             s.runs.clear();
-            merge_runs(x, y, &mut s.runs);
+            union_array_runs(x, y, &mut s.runs);
             s.set_runs();
         }
         (Op::AndNot, Run(x), Array(y)) => {
@@ -951,6 +953,52 @@ fn merge_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, 
     with_runs(out, a.n() + b.n(), |acc| {
         by_start(a, b, |(s, e)| acc.merge(s, e))
     });
+}
+
+/// `a ∪ r` for sorted values and runs: run by run, the values before the run are put out
+/// (each a run of one, joined to the last where they touch), then the run, then the
+/// values inside it are passed over. A branch per run and per value put out or passed,
+/// where [`merge_runs`] decides between the two lists at each element and joins each
+/// one. Values out of order (a corrupt payload) give wrong runs, still ascending and
+/// disjoint; never a panic.
+#[inline(always)]
+fn union_array_runs(a: &[U16], r: &[RunLE], out: &mut alloc::vec::Vec<(u16, u16)>) {
+    out.clear();
+    out.resize(a.len() + r.len(), (0, 0));
+    let mut acc = RunAcc {
+        last: None,
+        out: &mut out[..],
+        k: 0,
+    };
+    let mut i = 0;
+    for x in r {
+        let (s, e) = run(x);
+        while let Some(v) = a.get(i).map(|v| v.get()).filter(|&v| v < s) {
+            acc.merge(v, v);
+            i += 1;
+        }
+        acc.merge(s, e);
+        // The values inside the run, passed 8 at a time: those of the next 8 that are
+        // at most `e` (a prefix, the values being sorted) counted without a branch.
+        while let Some(next) = a.get(i..i + 8) {
+            let inside: usize = next.iter().map(|v| usize::from(v.get() <= e)).sum();
+            i += inside;
+            if inside < 8 {
+                break;
+            }
+        }
+        while a.get(i).is_some_and(|v| v.get() <= e) {
+            i += 1;
+        }
+    }
+    for v in a.get(i..).unwrap_or(&[]) {
+        acc.merge(v.get(), v.get());
+    }
+    if let Some(last) = acc.last {
+        acc.put(last);
+    }
+    let k = acc.k;
+    out.truncate(k);
 }
 
 /// Calls `f` with the runs of `a` and `b` in ascending order of start. Branchy, as

@@ -233,7 +233,8 @@ impl Scratch {
             (Repr::Empty, _) => return,
             (Repr::Lows | Repr::Bits, false) => (plain_kind(card), 0),
             (Repr::Lows, true) => {
-                let runs = encode::count_u16_runs(&self.lows);
+                // Counted only as far as the kind needs: most array results are arrays.
+                let runs = encode::count_u16_runs_capped(&self.lows, max_canonical_runs(card));
                 (canonical_kind(card, runs), runs)
             }
             (Repr::Bits, true) => {

@@ -291,6 +291,20 @@ pub(crate) fn run_words(st: u16, en: u16, mut f: impl FnMut(usize, u64)) {
     }
 }
 
+/// [`count_u16_runs`] as far as a canonical kind needs: exact up to `cap` runs, else a
+/// count above `cap` ([`crate::simd::count_runs_u16_capped`]).
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn count_u16_runs_capped(values: &[u16], cap: u32) -> u32 {
+    #[cfg(target_endian = "little")]
+    return crate::simd::count_runs_u16_capped(cast::native_as_le(values), cap);
+    #[cfg(not(target_endian = "little"))]
+    return {
+        let _ = cap;
+        count_slice_runs(values, |v| v)
+    };
+}
+
 /// Maximal runs in sorted native values ([`count_slice_runs`]), 16 neighbours per
 /// compare where the CPU has AVX2 (see [`crate::simd::count_runs_u16`]).
 #[inline]
