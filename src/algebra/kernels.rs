@@ -1050,49 +1050,57 @@ fn by_start(a: impl RunList, b: impl RunList, mut f: impl FnMut((u16, u16))) {
 fn and_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
     // Branches on which run ends first, rather than cursors advanced by comparisons: the
     // branch-free form makes each step wait for the previous step's loads, and is slower
-    // (the advances often repeat on one side, which predicts well).
-    with_runs(out, a.n() + b.n(), |acc| {
-        if a.n() == 0 || b.n() == 0 {
-            return;
-        }
-        let (mut i, mut j) = (0, 0);
-        let ((mut s1, mut e1), (mut s2, mut e2)) = (a.at(0), b.at(0));
-        loop {
-            // Runs that end before the other's run starts are passed in tight loops.
-            if e1 < s2 {
-                i += 1;
-                if i == a.n() {
-                    return;
-                }
-                (s1, e1) = a.at(i);
-                continue;
+    // (the advances often repeat on one side, which predicts well). The body is inlined
+    // into `with_runs`, so that the accumulator's last run stays in registers: as a call
+    // of its own it was stored at each step (wikileaks_srt `and` 7 % slower). The unions'
+    // and symmetric differences' bodies gained nothing from it (±1 %).
+    with_runs(
+        out,
+        a.n() + b.n(),
+        #[inline(always)]
+        |acc| {
+            if a.n() == 0 || b.n() == 0 {
+                return;
             }
-            if e2 < s1 {
-                j += 1;
-                if j == b.n() {
-                    return;
+            let (mut i, mut j) = (0, 0);
+            let ((mut s1, mut e1), (mut s2, mut e2)) = (a.at(0), b.at(0));
+            loop {
+                // Runs that end before the other's run starts are passed in tight loops.
+                if e1 < s2 {
+                    i += 1;
+                    if i == a.n() {
+                        return;
+                    }
+                    (s1, e1) = a.at(i);
+                    continue;
                 }
-                (s2, e2) = b.at(j);
-                continue;
-            }
-            acc.merge(s1.max(s2), e1.min(e2));
-            let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
-            if adv_a {
-                i += 1;
-                if i == a.n() {
-                    return;
+                if e2 < s1 {
+                    j += 1;
+                    if j == b.n() {
+                        return;
+                    }
+                    (s2, e2) = b.at(j);
+                    continue;
                 }
-                (s1, e1) = a.at(i);
-            }
-            if adv_b {
-                j += 1;
-                if j == b.n() {
-                    return;
+                acc.merge(s1.max(s2), e1.min(e2));
+                let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
+                if adv_a {
+                    i += 1;
+                    if i == a.n() {
+                        return;
+                    }
+                    (s1, e1) = a.at(i);
                 }
-                (s2, e2) = b.at(j);
+                if adv_b {
+                    j += 1;
+                    if j == b.n() {
+                        return;
+                    }
+                    (s2, e2) = b.at(j);
+                }
             }
-        }
-    });
+        },
+    );
 }
 
 /// `a − b`: each run of `a` cut by the runs of `b` that overlap it.
