@@ -232,7 +232,7 @@ pub(crate) fn count_runs_u16(values: &[U16]) -> u32 {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if values.len() >= 32 && x86::has_v3() {
         // SAFETY: `has_v3` confirmed AVX2 and POPCNT on this CPU.
-        return unsafe { x86_kernels::count_runs_u16(values) };
+        return unsafe { x86_kernels::count_runs_u16_capped(values, u32::MAX) };
     }
     crate::write::encode::count_slice_runs(values, |v| v.get())
 }
@@ -764,41 +764,10 @@ mod x86_kernels {
         }
     }
 
-    /// See [`super::count_runs_u16`]: `values[i]` is compared with `values[i − 1] + 1`
-    /// for 16 `i` at a time (two overlapping loads); the lanes that differ are breaks.
-    #[cfg(feature = "alloc")]
-    #[inline]
-    #[target_feature(enable = "avx2,popcnt")]
-    pub(super) unsafe fn count_runs_u16(values: &[U16]) -> u32 {
-        let n = values.len();
-        if n == 0 {
-            return 0;
-        }
-        let one = _mm256_set1_epi16(1);
-        let mut breaks = 0u32;
-        let mut i = 1usize;
-        while i + 16 <= n {
-            // SAFETY: `i − 1 + 16 < i + 16 <= n`: both 32-byte loads lie inside `values`;
-            // unaligned loads; `U16` is two plain little-endian bytes.
-            let (v, p) = unsafe {
-                (
-                    _mm256_loadu_si256(values.as_ptr().add(i).cast::<__m256i>()),
-                    _mm256_loadu_si256(values.as_ptr().add(i - 1).cast::<__m256i>()),
-                )
-            };
-            let follows = _mm256_cmpeq_epi16(v, _mm256_add_epi16(p, one));
-            // Two mask bits per lane.
-            breaks += 16 - (_mm256_movemask_epi8(follows) as u32).count_ones() / 2;
-            i += 16;
-        }
-        for k in i..n {
-            breaks += u32::from(values[k].get() != values[k - 1].get().wrapping_add(1));
-        }
-        1 + breaks
-    }
-
-    /// See [`super::count_runs_u16_capped`]: as [`count_runs_u16`], returning once the
-    /// runs so far pass `cap`.
+    /// See [`super::count_runs_u16_capped`] (and [`super::count_runs_u16`], the same with no
+    /// cap): `values[i]` is compared with `values[i − 1] + 1` for 16 `i` at a time (two
+    /// overlapping loads); the lanes that differ are breaks. Returns once the runs so far
+    /// pass `cap`.
     #[cfg(feature = "alloc")]
     #[inline]
     #[target_feature(enable = "avx2,popcnt")]
@@ -833,7 +802,7 @@ mod x86_kernels {
         1 + breaks
     }
 
-    /// [`count_runs_u16_capped`] 32 neighbours at a time.
+    /// [`count_runs_u16_capped`] 32 neighbours at a time (one 64-byte compare).
     #[cfg(feature = "alloc")]
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,popcnt")]

@@ -964,52 +964,48 @@ fn merge_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, 
 /// runs, still ascending and disjoint; never a panic.
 #[inline(always)]
 fn union_array_runs(a: &[U16], r: &[RunLE], out: &mut alloc::vec::Vec<(u16, u16)>) {
-    out.clear();
-    out.resize(a.len() + r.len(), (0, 0));
-    let mut acc = RunAcc {
-        last: None,
-        out: &mut out[..],
-        k: 0,
-    };
-    // The value at `i`, or above every value once past the end.
-    let at = |i: usize| a.get(i).map_or(u32::MAX, |v| u32::from(v.get()));
-    let mut i = 0;
-    let mut v = at(0);
-    for x in r {
-        let (s, e) = run(x);
-        if v > u32::from(e) {
-            acc.merge(s, e);
-            continue;
-        }
-        while v < u32::from(s) {
-            acc.merge(v as u16, v as u16);
-            i += 1;
-            v = at(i);
-        }
-        acc.merge(s, e);
-        // The values inside the run: those of the next 8 that are at most `e` (a prefix,
-        // the values being sorted) counted without a branch.
-        while let Some(next) = a.get(i..i + 8) {
-            let inside: usize = next.iter().map(|v| usize::from(v.get() <= e)).sum();
-            i += inside;
-            if inside < 8 {
-                break;
+    // Inlined into `with_runs`: the accumulator's last run stays in registers.
+    with_runs(
+        out,
+        a.len() + r.len(),
+        #[inline(always)]
+        |acc| {
+            // The value at `i`, or above every value once past the end.
+            let at = |i: usize| a.get(i).map_or(u32::MAX, |v| u32::from(v.get()));
+            let mut i = 0;
+            let mut v = at(0);
+            for x in r {
+                let (s, e) = run(x);
+                if v > u32::from(e) {
+                    acc.merge(s, e);
+                    continue;
+                }
+                while v < u32::from(s) {
+                    acc.merge(v as u16, v as u16);
+                    i += 1;
+                    v = at(i);
+                }
+                acc.merge(s, e);
+                // The values inside the run: those of the next 8 that are at most `e` (a
+                // prefix, the values being sorted) counted without a branch.
+                while let Some(next) = a.get(i..i + 8) {
+                    let inside: usize = next.iter().map(|v| usize::from(v.get() <= e)).sum();
+                    i += inside;
+                    if inside < 8 {
+                        break;
+                    }
+                }
+                v = at(i);
+                while v <= u32::from(e) {
+                    i += 1;
+                    v = at(i);
+                }
             }
-        }
-        v = at(i);
-        while v <= u32::from(e) {
-            i += 1;
-            v = at(i);
-        }
-    }
-    for v in a.get(i..).unwrap_or(&[]) {
-        acc.merge(v.get(), v.get());
-    }
-    if let Some(last) = acc.last {
-        acc.put(last);
-    }
-    let k = acc.k;
-    out.truncate(k);
+            for v in a.get(i..).unwrap_or(&[]) {
+                acc.merge(v.get(), v.get());
+            }
+        },
+    );
 }
 
 /// Calls `f` with the runs of `a` and `b` in ascending order of start. Branchy, as
