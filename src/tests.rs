@@ -721,10 +721,10 @@ fn run_kernels_match_the_bitset_path() {
 }
 
 /// Run counts of arrays (32 or 16 neighbours per step with AVX-512 or AVX2, one by one in
-/// the baseline; exact or capped) and
-/// the branch-free array → runs conversion agree with the runs found value by value, on
-/// arrays whose runs are long, short or single values, touching 65535, of every length
-/// around the 16- and 32-lane steps; on unsorted (corrupt) arrays they agree with each other.
+/// the baseline; exact or capped) and the branch-free array → runs conversion agree with
+/// the runs found value by value, on arrays whose runs are long, short or single values,
+/// touching 65535, of every length around the 16- and 32-lane steps; on unsorted (corrupt)
+/// arrays they agree with each other.
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn array_run_counts_and_conversion_match_the_values() {

@@ -929,9 +929,11 @@ fn bits_in_place(
     let kind = if s.canonical {
         let cap = max_canonical_runs(card);
         let bytes = crate::cast::bytes_of(&bits[..]);
-        let packing = pack_runs
-            .then(|| crate::simd::bitset_runs_packed_capped(bytes, cap, &mut s.packed))
-            .flatten();
+        let packing = if pack_runs {
+            crate::simd::bitset_runs_packed_capped(bytes, cap, &mut s.packed)
+        } else {
+            None
+        };
         let runs = match packing {
             Some(runs) => {
                 packed = Some(runs).filter(|&runs| runs <= cap);
