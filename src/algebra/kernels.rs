@@ -430,12 +430,31 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
     }
 }
 
-/// Applies `f(word, bit)` for each value of `a`, taking the first and the second half of
-/// the values in turn: neighbouring values often share a word, and each update of a word
-/// would wait for the previous update's store; the other half's value, in another word,
-/// fills the wait.
+/// The average distance of an array's values below which [`set_values`] takes them by
+/// halves (a value then shares its word with the next one about half the time).
+const DENSE_GAP: usize = 32;
+
+/// Applies `f(word, bit)` for each value of `a`. Where neighbouring values often share
+/// a word (on average less than [`DENSE_GAP`] apart), the first and the second half of
+/// the values are taken in turn: each update of a word would wait for the previous
+/// update's store, and the other half's value, in another word, fills the wait. Sparser
+/// arrays are taken in order, which costs fewer instructions (the union of all of
+/// census1881, whose arrays' values are about 95 apart, is 6 % faster so than by halves
+/// on the Xeon; census-income's denser arrays are 8 % slower in order).
 #[inline(always)]
 fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], f: impl Fn(&mut u64, u64)) {
+    let span = match (a.first(), a.last()) {
+        // Sorted in a checked view; an unsorted array only picks the other order.
+        (Some(x), Some(y)) => usize::from(y.get().wrapping_sub(x.get())),
+        _ => return,
+    };
+    if span >= a.len() * DENSE_GAP {
+        for v in a {
+            let v = v.get();
+            f(&mut bits[usize::from(v >> 6)], 1 << (v & 63));
+        }
+        return;
+    }
     let (lo, hi) = a.split_at(a.len() / 2);
     let mut apply = |v: &U16| {
         let v = v.get();
