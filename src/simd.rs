@@ -369,10 +369,93 @@ pub(crate) fn packed_positions(packed: &Packed, dst: &mut [U16]) -> Option<usize
     None
 }
 
+/// Sets the bits of the leading short runs of a run container in `bits`, eight runs a
+/// vector with AVX-512: a run within one word (most, where runs are short) becomes a
+/// word index and a mask in the vector, then one read-modify-write of that word; a run
+/// across words is set by [`crate::write::encode::fill_bits`]. It stops after the first
+/// eight runs of which fewer than five are within a word (long runs: the scalar fill is
+/// as fast) or before the last `runs.len() % 8`. Returns how many runs it set, from the
+/// first: 0 if the CPU lacks the features; the caller sets the rest. A run that ends past
+/// 65535 (possible only in an unchecked view) is set as the scalar fill sets it.
+#[inline]
+pub(crate) fn fill_runs_wide(
+    bits: &mut [u64; crate::cast::BITSET_WORDS],
+    runs: &[crate::cast::RunLE],
+) -> usize {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2).
+        return unsafe { x86_kernels::fill_runs_wide(bits, runs) };
+    }
+    let _ = (bits, runs);
+    0
+}
+
+/// Whether [`fill_runs_wide`] sets runs on this CPU.
+#[inline(always)]
+pub(crate) fn has_fill_runs_wide() -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    return x86::has_v4();
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+    return false;
+}
+
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86_kernels {
     use super::U16;
     use core::arch::x86_64::*;
+
+    /// See [`super::fill_runs_wide`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F and VL, AVX2 and BMI2.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2")]
+    pub(super) unsafe fn fill_runs_wide(
+        bits: &mut [u64; crate::cast::BITSET_WORDS],
+        runs: &[crate::cast::RunLE],
+    ) -> usize {
+        let all = _mm512_set1_epi64(-1);
+        let low16 = _mm512_set1_epi64(0xFFFF);
+        let m63 = _mm512_set1_epi64(63);
+        let mut words = [0u64; 8];
+        let mut masks = [0u64; 8];
+        let mut done = 0;
+        for chunk in runs.chunks_exact(8) {
+            // SAFETY: a chunk is 8 runs of 4 bytes, 32 bytes, read unaligned.
+            let x = _mm512_cvtepu32_epi64(unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) });
+            // A run is (start, length − 1) as little-endian u16s: one u32 lane, widened.
+            let s = _mm512_and_si512(x, low16);
+            let e = _mm512_add_epi64(s, _mm512_srli_epi64::<16>(x)); // up to 131070
+            let (ws, we) = (_mm512_srli_epi64::<6>(s), _mm512_srli_epi64::<6>(e));
+            let first = _mm512_sllv_epi64(all, _mm512_and_si512(s, m63));
+            let last = _mm512_srlv_epi64(all, _mm512_sub_epi64(m63, _mm512_and_si512(e, m63)));
+            let within = _mm512_cmpeq_epu64_mask(ws, we);
+            // SAFETY: both arrays are 8 u64s, 64 bytes, stored unaligned.
+            unsafe {
+                _mm512_storeu_si512(words.as_mut_ptr().cast(), ws);
+                let m = _mm512_maskz_and_epi64(within, first, last);
+                _mm512_storeu_si512(masks.as_mut_ptr().cast(), m);
+            }
+            // A run across words has mask 0 here and is set below. `ws` is a start's
+            // word, at most 65535 >> 6 (the mask only drops the bounds check).
+            for (&w, &m) in words.iter().zip(&masks) {
+                bits[w as usize & (crate::cast::BITSET_WORDS - 1)] |= m;
+            }
+            let mut across = !within;
+            while across != 0 {
+                let r = &chunk[across.trailing_zeros() as usize];
+                crate::write::encode::fill_bits(bits, r.start() as u16, r.end() as u16);
+                across &= across - 1;
+            }
+            done += 8;
+            if within.count_ones() < 5 {
+                break;
+            }
+        }
+        done
+    }
 
     /// See [`super::bitset_positions`]: [`pack`] into buffers on the stack, then
     /// [`unpack_grouped`].

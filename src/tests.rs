@@ -828,3 +828,53 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
         }
     }
 }
+
+/// The AVX-512 run fill sets the bits the scalar fill sets, on short runs (within a word
+/// or across one boundary), long runs (which stop it early), runs at both ends of the
+/// range and runs that run past 65535 (only in unchecked views), at every length modulo 8.
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn wide_run_fill_matches_the_scalar_fill() {
+    use crate::cast::{RunLE, BITSET_WORDS, U16};
+    use crate::write::encode::fill_bits;
+    let mut wide_used = false;
+    for seed in 0..300u64 {
+        let mut next = xorshift(seed);
+        let n = next(70) as usize;
+        // The longest run length: 1 to 2^(seed % 12), so that some seeds are all short.
+        let longest = 1u64 << (seed % 12);
+        let mut runs: Vec<RunLE> = (0..n)
+            .map(|_| {
+                let start = match next(10) {
+                    0 => 0,
+                    1 => 65535 - next(8),
+                    _ => next(65536),
+                } as u16;
+                RunLE {
+                    start: U16::new(start),
+                    len_minus_one: U16::new(next(longest) as u16),
+                }
+            })
+            .collect();
+        if seed % 5 == 0 {
+            runs.sort_by_key(|r| r.start());
+        }
+        let mut expected = [0u64; BITSET_WORDS];
+        for r in &runs {
+            fill_bits(&mut expected, r.start() as u16, r.end() as u16);
+        }
+        let mut got = [0u64; BITSET_WORDS];
+        let done = crate::simd::fill_runs_wide(&mut got, &runs);
+        assert!(
+            done <= runs.len() && done.is_multiple_of(8),
+            "seed {seed}: {done} of {}",
+            runs.len()
+        );
+        wide_used |= done > 0;
+        for r in &runs[done..] {
+            fill_bits(&mut got, r.start() as u16, r.end() as u16);
+        }
+        assert!(got == expected, "seed {seed}");
+    }
+    assert_eq!(wide_used, crate::simd::has_fill_runs_wide());
+}
