@@ -347,10 +347,17 @@ pub(crate) fn common_keys(
 /// The positions `(i, j)` of the first key present in both directories.
 #[inline]
 pub(crate) fn first_common_key(a: &Directory<'_>, b: &Directory<'_>) -> Option<(usize, usize)> {
+    // Key ranges apart (common among small bitmaps: 109 of uscensus2000's 199 consecutive
+    // pairs, 73 of census1881_srt's): four loads and two compares, without a search.
+    // Same-build A/B of `intersection_len` on the Xeon: uscensus2000 11 % faster,
+    // census1881_srt 2–3 %, the rest 0–1 %.
+    let (na, nb) = (a.n(), b.n());
+    if na == 0 || nb == 0 || a.key(na - 1) < b.key(0) || b.key(nb - 1) < a.key(0) {
+        return None;
+    }
     // A directory of one key (common among small bitmaps): a binary search of the other,
     // without the walk's galloping branches.
-    match (a.n(), b.n()) {
-        (0, _) | (_, 0) => return None,
+    match (na, nb) {
         (1, _) => return b.find(a.key(0)).ok().map(|j| (0, j)),
         (_, 1) => return a.find(b.key(0)).ok().map(|i| (i, 0)),
         _ => {}
