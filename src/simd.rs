@@ -377,6 +377,7 @@ pub(crate) fn packed_positions(packed: &Packed, dst: &mut [U16]) -> Option<usize
 /// as fast) or before the last `runs.len() % 8`. Returns how many runs it set, from the
 /// first: 0 if the CPU lacks the features; the caller sets the rest. A run that ends past
 /// 65535 (possible only in an unchecked view) is set as the scalar fill sets it.
+#[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn fill_runs_wide(
     bits: &mut [u64; crate::cast::BITSET_WORDS],
@@ -392,6 +393,7 @@ pub(crate) fn fill_runs_wide(
 }
 
 /// Whether [`fill_runs_wide`] sets runs on this CPU.
+#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn has_fill_runs_wide() -> bool {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
