@@ -386,10 +386,29 @@ pub(crate) fn fill_runs_wide(
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v4() {
         // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2).
-        return unsafe { x86_kernels::fill_runs_wide(bits, runs) };
+        return unsafe { x86_kernels::runs_wide::<false>(bits, runs, &mut 0) };
     }
     let _ = (bits, runs);
     0
+}
+
+/// [`fill_runs_wide`] clearing the runs' bits instead of setting them: returns how many
+/// runs it cleared and how many of their bits were set.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn clear_runs_wide(
+    bits: &mut [u64; crate::cast::BITSET_WORDS],
+    runs: &[crate::cast::RunLE],
+) -> (usize, u32) {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        let mut cleared = 0;
+        // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2).
+        let done = unsafe { x86_kernels::runs_wide::<true>(bits, runs, &mut cleared) };
+        return (done, cleared);
+    }
+    let _ = (bits, runs);
+    (0, 0)
 }
 
 /// Whether [`fill_runs_wide`] sets runs on this CPU.
@@ -407,16 +426,18 @@ mod x86_kernels {
     use super::U16;
     use core::arch::x86_64::*;
 
-    /// See [`super::fill_runs_wide`].
+    /// See [`super::fill_runs_wide`] and [`super::clear_runs_wide`]: sets the runs' bits,
+    /// or with `CLEAR` clears them, adding to `cleared` how many were set.
     ///
     /// # Safety
     ///
     /// The CPU supports AVX-512 F and VL, AVX2 and BMI2.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2")]
-    pub(super) unsafe fn fill_runs_wide(
+    pub(super) unsafe fn runs_wide<const CLEAR: bool>(
         bits: &mut [u64; crate::cast::BITSET_WORDS],
         runs: &[crate::cast::RunLE],
+        cleared: &mut u32,
     ) -> usize {
         let all = _mm512_set1_epi64(-1);
         let low16 = _mm512_set1_epi64(0xFFFF);
@@ -440,15 +461,35 @@ mod x86_kernels {
                 let m = _mm512_maskz_and_epi64(within, first, last);
                 _mm512_storeu_si512(masks.as_mut_ptr().cast(), m);
             }
-            // A run across words has mask 0 here and is set below. `ws` is a start's
+            // A run across words has mask 0 here and is done below. `ws` is a start's
             // word, at most 65535 >> 6 (the mask only drops the bounds check).
             for (&w, &m) in words.iter().zip(&masks) {
-                bits[w as usize & (crate::cast::BITSET_WORDS - 1)] |= m;
+                let word = &mut bits[w as usize & (crate::cast::BITSET_WORDS - 1)];
+                if CLEAR {
+                    // Stored only where the run clears a bit (most find none in the
+                    // sparse results of a many-way difference).
+                    let hit = *word & m;
+                    if hit != 0 {
+                        *cleared += hit.count_ones();
+                        *word ^= hit;
+                    }
+                } else {
+                    *word |= m;
+                }
             }
             let mut across = !within;
             while across != 0 {
                 let r = &chunk[across.trailing_zeros() as usize];
-                crate::write::encode::fill_bits(bits, r.start() as u16, r.end() as u16);
+                let (st, en) = (r.start() as u16, r.end() as u16);
+                if CLEAR {
+                    crate::write::encode::run_words(st, en, |w, m| {
+                        let hit = bits[w] & m;
+                        *cleared += hit.count_ones();
+                        bits[w] ^= hit;
+                    });
+                } else {
+                    crate::write::encode::fill_bits(bits, st, en);
+                }
                 across &= across - 1;
             }
             done += 8;

@@ -829,9 +829,10 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
     }
 }
 
-/// The AVX-512 run fill sets the bits the scalar fill sets, on short runs (within a word
-/// or across one boundary), long runs (which stop it early), runs at both ends of the
-/// range and runs that run past 65535 (only in unchecked views), at every length modulo 8.
+/// The AVX-512 run fill sets the bits the scalar fill sets, and its clearing form clears
+/// and counts what the scalar clear does, on short runs (within a word or across one
+/// boundary), long runs (which stop it early), runs at both ends of the range, overlapping
+/// runs and runs that run past 65535 (only in unchecked views), at every length modulo 8.
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn wide_run_fill_matches_the_scalar_fill() {
@@ -875,6 +876,35 @@ fn wide_run_fill_matches_the_scalar_fill() {
             fill_bits(&mut got, r.start() as u16, r.end() as u16);
         }
         assert!(got == expected, "seed {seed}");
+        // Clearing the same runs from a random bitset: the bits the scalar clear leaves,
+        // and as many bits counted cleared.
+        let mut next_word = xorshift(seed + 1000);
+        let start: Vec<u64> = (0..BITSET_WORDS)
+            .map(|_| next_word(u64::MAX) & next_word(u64::MAX))
+            .collect();
+        let mut expected: [u64; BITSET_WORDS] = start[..].try_into().unwrap();
+        let mut expected_cleared = 0u32;
+        for r in &runs {
+            crate::write::encode::run_words(r.start() as u16, r.end() as u16, |w, m| {
+                expected_cleared += (expected[w] & m).count_ones();
+                expected[w] &= !m;
+            });
+        }
+        let mut got: [u64; BITSET_WORDS] = start[..].try_into().unwrap();
+        let (done, mut cleared) = crate::simd::clear_runs_wide(&mut got, &runs);
+        assert!(done <= runs.len() && done.is_multiple_of(8), "seed {seed}");
+        assert_eq!(
+            done > 0,
+            crate::simd::has_fill_runs_wide() && runs.len() >= 8
+        );
+        for r in &runs[done..] {
+            crate::write::encode::run_words(r.start() as u16, r.end() as u16, |w, m| {
+                cleared += (got[w] & m).count_ones();
+                got[w] &= !m;
+            });
+        }
+        assert!(got == expected, "seed {seed}: cleared bits");
+        assert_eq!(cleared, expected_cleared, "seed {seed}");
     }
     assert_eq!(wide_used, crate::simd::has_fill_runs_wide());
 }

@@ -530,6 +530,16 @@ fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
         }
         Container::Run(r) => {
             let bits = &mut *s.bits;
+            // Eight runs a vector with AVX-512 where there are enough of them (first minus
+            // the rest on wikileaks 3 % faster; below 16 runs, as in most of
+            // wikileaks_srt's containers, the call cost as much as it saved).
+            let r = if r.len() >= 16 {
+                let (done, n) = crate::simd::clear_runs_wide(bits, r);
+                cleared += n;
+                &r[done..]
+            } else {
+                r
+            };
             for x in r {
                 let (st, en) = run(x);
                 // Stored only where the run clears a bit: results of a many-way
