@@ -466,8 +466,7 @@ mod x86_kernels {
             for (&w, &m) in words.iter().zip(&masks) {
                 let word = &mut bits[w as usize & (crate::cast::BITSET_WORDS - 1)];
                 if CLEAR {
-                    // Stored only where the run clears a bit (most find none in the
-                    // sparse results of a many-way difference).
+                    // Stored only where the run clears a bit, as `clear_bits` does.
                     let hit = *word & m;
                     if hit != 0 {
                         *cleared += hit.count_ones();
@@ -482,11 +481,7 @@ mod x86_kernels {
                 let r = &chunk[across.trailing_zeros() as usize];
                 let (st, en) = (r.start() as u16, r.end() as u16);
                 if CLEAR {
-                    crate::write::encode::run_words(st, en, |w, m| {
-                        let hit = bits[w] & m;
-                        *cleared += hit.count_ones();
-                        bits[w] ^= hit;
-                    });
+                    *cleared += crate::write::encode::clear_bits(bits, st, en);
                 } else {
                     crate::write::encode::fill_bits(bits, st, en);
                 }

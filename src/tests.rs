@@ -898,10 +898,7 @@ fn wide_run_fill_matches_the_scalar_fill() {
             crate::simd::has_fill_runs_wide() && runs.len() >= 8
         );
         for r in &runs[done..] {
-            crate::write::encode::run_words(r.start() as u16, r.end() as u16, |w, m| {
-                cleared += (got[w] & m).count_ones();
-                got[w] &= !m;
-            });
+            cleared += crate::write::encode::clear_bits(&mut got, r.start() as u16, r.end() as u16);
         }
         assert!(got == expected, "seed {seed}: cleared bits");
         assert_eq!(cleared, expected_cleared, "seed {seed}");

@@ -542,17 +542,7 @@ fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
             };
             for x in r {
                 let (st, en) = run(x);
-                // Stored only where the run clears a bit: results of a many-way
-                // difference are mostly sparse, so most runs find nothing to clear and
-                // cost a load and a predicted branch instead of a read-modify-write
-                // (first minus the rest on wikileaks: −10 % in the profile harness).
-                run_words(st, en, |w, m| {
-                    let hit = bits[w] & m;
-                    if hit != 0 {
-                        cleared += hit.count_ones();
-                        bits[w] ^= hit;
-                    }
-                });
+                cleared += crate::write::encode::clear_bits(bits, st, en);
             }
         }
     }

@@ -272,6 +272,24 @@ pub(crate) fn fill_bits(bits: &mut [u64; BITSET_WORDS], s: u16, e: u16) {
     run_words(s, e, |w, m| bits[w] |= m);
 }
 
+/// Clears bits `s..=e` of a bitset, a word at a time, and returns how many were set. A
+/// word is stored only where the run clears a bit: results of a many-way difference are
+/// mostly sparse, so most runs find nothing to clear and cost a load and a predicted
+/// branch instead of a read-modify-write (first minus the rest on wikileaks: −10 % in the
+/// profile harness).
+#[inline(always)]
+pub(crate) fn clear_bits(bits: &mut [u64; BITSET_WORDS], s: u16, e: u16) -> u32 {
+    let mut cleared = 0;
+    run_words(s, e, |w, m| {
+        let hit = bits[w] & m;
+        if hit != 0 {
+            cleared += hit.count_ones();
+            bits[w] ^= hit;
+        }
+    });
+    cleared
+}
+
 /// Calls `f(word, mask)` for each word of a bitset that run `st..=en` (`st <= en`)
 /// touches, with the run's bits in that word; one call for a run within one word (most
 /// runs).
