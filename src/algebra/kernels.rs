@@ -245,6 +245,24 @@ fn or_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_W
 }
 
 crate::simd::dispatch! {
+    /// `bits = x ∪ y`, or `x ⊕ y` with `xor`, for two arrays, into zeroed `bits`, with the
+    /// result's cardinality.
+    pub(crate) fn arrays_into_bits(x: &[U16], y: &[U16], xor: bool, bits: &mut [u64; BITSET_WORDS]) -> u32 => arrays_into_bits_impl;
+}
+
+#[inline(always)]
+fn arrays_into_bits_impl(x: &[U16], y: &[U16], xor: bool, bits: &mut [u64; BITSET_WORDS]) -> u32 {
+    let bit_of = |v: &U16| (usize::from(v.get() >> 6), 1u64 << (v.get() & 63));
+    x.iter().map(bit_of).for_each(|(w, m)| bits[w] |= m);
+    if xor {
+        y.iter().map(bit_of).for_each(|(w, m)| bits[w] ^= m);
+    } else {
+        y.iter().map(bit_of).for_each(|(w, m)| bits[w] |= m);
+    }
+    bits_card_impl(bits)
+}
+
+crate::simd::dispatch! {
     /// The number of set bits.
     pub(crate) fn bits_card(bits: &[u64; BITSET_WORDS]) -> u32 => bits_card_impl;
 }
