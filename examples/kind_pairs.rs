@@ -20,6 +20,8 @@ use std::time::Instant;
 
 use frozen_roaring::{FrozenBitmap, Writer};
 
+mod common;
+
 /// The low halves of the values of each key of a sorted set.
 fn by_key(values: &[u32]) -> BTreeMap<u16, Vec<u32>> {
     let mut keys: BTreeMap<u16, Vec<u32>> = BTreeMap::new();
@@ -58,22 +60,7 @@ fn main() {
         std::process::exit(2);
     }
     let reps: u32 = std::env::var("REPS").map_or(200, |v| v.parse().expect("REPS: a count"));
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("a folder of CRoaring-style text files")
-        .map(|e| e.expect("a readable folder").path())
-        .collect();
-    files.sort();
-    let sets: Vec<Vec<u32>> = files
-        .iter()
-        .map(|f| {
-            std::fs::read_to_string(f)
-                .expect("a readable file")
-                .trim()
-                .split(',')
-                .map(|x| x.trim().parse().expect("comma-separated u32 values"))
-                .collect()
-        })
-        .collect();
+    let sets = common::read_sets(dir.as_ref());
     let mut w = Writer::new();
     let mut groups: BTreeMap<(char, char, char), Group> = BTreeMap::new();
     let (mut ba, mut bb, mut out) = (Vec::new(), Vec::new(), Vec::new());

@@ -12,28 +12,15 @@ use std::time::Instant;
 
 use frozen_roaring::{FrozenBitmap, Writer};
 
+mod common;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
         eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR");
         std::process::exit(2);
     };
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    let sets: Vec<Vec<u32>> = files
-        .iter()
-        .map(|f| {
-            std::fs::read_to_string(f)
-                .unwrap()
-                .trim()
-                .split(',')
-                .map(|x| x.trim().parse().unwrap())
-                .collect()
-        })
-        .collect();
+    let sets = common::read_sets(dir.as_ref());
     let mut w = Writer::new();
     let bufs: Vec<Vec<u8>> = sets
         .iter()
