@@ -466,12 +466,7 @@ mod x86_kernels {
             for (&w, &m) in words.iter().zip(&masks) {
                 let word = &mut bits[w as usize & (crate::cast::BITSET_WORDS - 1)];
                 if CLEAR {
-                    // Stored only where the run clears a bit, as `clear_bits` does.
-                    let hit = *word & m;
-                    if hit != 0 {
-                        *cleared += hit.count_ones();
-                        *word ^= hit;
-                    }
+                    *cleared += crate::write::encode::clear_word(word, m);
                 } else {
                     *word |= m;
                 }

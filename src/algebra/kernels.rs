@@ -245,20 +245,24 @@ fn or_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_W
 }
 
 crate::simd::dispatch! {
-    /// `bits = x ∪ y`, or `x ⊕ y` with `xor`, for two arrays, into zeroed `bits`, with the
-    /// result's cardinality (also inlined into `binary`, for the pairs that go through the
-    /// scratch).
-    pub(crate) fn arrays_into_bits(x: &[U16], y: &[U16], xor: bool, bits: &mut [u64; BITSET_WORDS]) -> u32 => arrays_into_bits_impl;
+    /// `bits = x ∪ y` for two arrays, into zeroed `bits`, with the result's cardinality.
+    pub(crate) fn or_arrays_into_bits(x: &[U16], y: &[U16], bits: &mut [u64; BITSET_WORDS]) -> u32 => or_arrays_into_bits_impl;
 }
 
 #[inline(always)]
-fn arrays_into_bits_impl(x: &[U16], y: &[U16], xor: bool, bits: &mut [u64; BITSET_WORDS]) -> u32 {
-    let bit_of = |v: &U16| (usize::from(v.get() >> 6), 1u64 << (v.get() & 63));
-    x.iter().map(bit_of).for_each(|(w, m)| bits[w] |= m);
+fn or_arrays_into_bits_impl(x: &[U16], y: &[U16], bits: &mut [u64; BITSET_WORDS]) -> u32 {
+    arrays_into_bits(x, y, false, bits)
+}
+
+/// `bits = x ∪ y`, or `x ⊕ y` with `xor`, for two arrays, into zeroed `bits`, with the
+/// result's cardinality.
+#[inline(always)]
+fn arrays_into_bits(x: &[U16], y: &[U16], xor: bool, bits: &mut [u64; BITSET_WORDS]) -> u32 {
+    set_values(bits, x, |w, m| *w |= m);
     if xor {
-        y.iter().map(bit_of).for_each(|(w, m)| bits[w] ^= m);
+        set_values(bits, y, |w, m| *w ^= m);
     } else {
-        y.iter().map(bit_of).for_each(|(w, m)| bits[w] |= m);
+        set_values(bits, y, |w, m| *w |= m);
     }
     bits_card_impl(bits)
 }
@@ -283,7 +287,7 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             // The result is likely a bitset: built as one directly (as CRoaring does),
             // instead of merged values converted at the end.
             s.zero_bits();
-            let card = arrays_into_bits_impl(x, y, op == Op::Xor, &mut s.bits);
+            let card = arrays_into_bits(x, y, op == Op::Xor, &mut s.bits);
             s.set_bits_counted(card);
         }
         (_, Array(x), Array(y)) => {

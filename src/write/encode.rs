@@ -280,14 +280,20 @@ pub(crate) fn fill_bits(bits: &mut [u64; BITSET_WORDS], s: u16, e: u16) {
 #[inline(always)]
 pub(crate) fn clear_bits(bits: &mut [u64; BITSET_WORDS], s: u16, e: u16) -> u32 {
     let mut cleared = 0;
-    run_words(s, e, |w, m| {
-        let hit = bits[w] & m;
-        if hit != 0 {
-            cleared += hit.count_ones();
-            bits[w] ^= hit;
-        }
-    });
+    run_words(s, e, |w, m| cleared += clear_word(&mut bits[w], m));
     cleared
+}
+
+/// Clears the bits `m` of `word`, storing only if one of them is set (see
+/// [`clear_bits`]); returns how many were set.
+#[inline(always)]
+pub(crate) fn clear_word(word: &mut u64, m: u64) -> u32 {
+    let hit = *word & m;
+    if hit == 0 {
+        return 0;
+    }
+    *word ^= hit;
+    hit.count_ones()
 }
 
 /// Calls `f(word, mask)` for each word of a bitset that run `st..=en` (`st <= en`)

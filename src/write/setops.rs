@@ -185,7 +185,7 @@ impl Writer {
                                 if x.len() + y.len() > crate::format::ARRAY_MAX as usize =>
                             {
                                 bits_in_place(ka, s, enc, false, |bits| {
-                                    kernels::arrays_into_bits(x, y, false, bits)
+                                    kernels::or_arrays_into_bits(x, y, bits)
                                 })
                             }
                             _ => None,
