@@ -350,6 +350,24 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.set_lows();
         }
         (Op::Or | Op::Xor, Array(x), Run(y)) | (Op::Or | Op::Xor, Run(y), Array(x))
+            if result_likely_array(x, y) =>
+        {
+            // The result is likely an array (few values, most of them apart): the runs'
+            // values merged with the array's, as CRoaring does, rather than the array's
+            // values merged into runs and these expanded back to values at the end.
+            runs_to_values(y, &mut s.lows2);
+            s.lows.clear();
+            let z = crate::cast::native_as_le(&s.lows2);
+            if op == Op::Or {
+                if !crate::simd::union_u16(x, z, &mut s.lows) {
+                    merge_aa::<true, true, true>(x, z, &mut s.lows);
+                }
+            } else if !crate::simd::xor_u16(x, z, &mut s.lows) {
+                merge_aa::<true, false, true>(x, z, &mut s.lows);
+            }
+            s.set_lows();
+        }
+        (Op::Or | Op::Xor, Array(x), Run(y)) | (Op::Or | Op::Xor, Run(y), Array(x))
             if x.len() + y.len() > RUN_MERGE_MAX =>
         {
             // Large: the runs as word fills, then the values set or flipped.
@@ -453,6 +471,44 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.set_runs();
         }
     }
+}
+
+/// The values of runs `y`, in `out`.
+#[inline(always)]
+fn runs_to_values(y: &[RunLE], out: &mut alloc::vec::Vec<u16>) {
+    out.clear();
+    for r in y {
+        let (st, en) = run(r);
+        out.extend(st..=en);
+    }
+}
+
+/// Whether `x ∪ y` (or `x ⊕ y`) of an array and runs is likely canonical as an array: at
+/// most [`ARRAY_MAX`] values and at least half as many runs as values, counting every
+/// value and run of the two inputs (the array's runs counted only as far as the answer
+/// needs). This ignores runs that join across the two inputs. On the consecutive pairs of
+/// the real-data sets (unions and symmetric differences of an array and runs), it names
+/// 290 of the 307 array results, and 12 of the 1,541 run results, which then cost a run
+/// count and a conversion at the end (same-build A/B on the Xeon: `xor` 9–10 %
+/// faster on census1881, 3 % on census-income_srt, 2 % on wikileaks; `or` 1–2 % slower
+/// on census-income, where such misses lie).
+#[inline(always)]
+fn result_likely_array(x: &[U16], y: &[RunLE]) -> bool {
+    let yl = run_len(y) as usize;
+    let card = x.len() + yl;
+    if card > ARRAY_MAX as usize {
+        return false;
+    }
+    let need = card.div_ceil(2);
+    if need <= y.len() {
+        return true;
+    }
+    // The array's runs are at most its values.
+    if need > x.len() + y.len() {
+        return false;
+    }
+    let xr = crate::simd::count_runs_u16_capped(x, (need - y.len()) as u32) as usize;
+    xr + y.len() >= need
 }
 
 /// The average distance of an array's values below which [`set_values`] takes them by
