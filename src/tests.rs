@@ -394,6 +394,49 @@ fn accelerated_set_kernels_match_scalar() {
                     }
                 }
             }
+            // The kernels that build a bitset result in the output (from a bitset and any
+            // container, or from two arrays), with the cardinality they return.
+            type IntoBits = fn(
+                &crate::cast::BitsetLE,
+                Container<'_>,
+                &mut [u64; crate::cast::BITSET_WORDS],
+            ) -> u32;
+            let into_bits: [(Op, IntoBits); 2] = [
+                (Op::Or, kernels::or_bitset_into),
+                (Op::AndNot, kernels::andnot_bitset_into),
+            ];
+            let Container::Bitset(xb) = ca[1] else {
+                unreachable!()
+            };
+            for (op, into) in into_bits {
+                for &y in cb.iter().filter(fits) {
+                    // Stale words first: every word must be overwritten.
+                    s.bits.fill(!0);
+                    let card = into(xb, y, &mut s.bits);
+                    s.set_bits_counted(card);
+                    assert_eq!(card, crate::write::encode::bitset_card(&s.bits, |w| w));
+                    e1.reset();
+                    s.emit(7, &mut e1);
+                    kernels::binary(op, ca[1], cb[1], &mut s);
+                    e2.reset();
+                    s.emit(7, &mut e2);
+                    assert_eq!(e1.payload, e2.payload, "{op:?} into bits, level {level}");
+                    assert_eq!(e1.metas.len(), e2.metas.len());
+                }
+            }
+            if let (Container::Array(x), Container::Array(y)) = (ca[0], cb[0]) {
+                if x.len() <= 4096 && y.len() <= 4096 {
+                    s.zero_bits();
+                    let card = kernels::or_arrays_into_bits(x, y, &mut s.bits);
+                    s.set_bits_counted(card);
+                    e1.reset();
+                    s.emit(7, &mut e1);
+                    kernels::binary(Op::Or, ca[1], cb[1], &mut s);
+                    e2.reset();
+                    s.emit(7, &mut e2);
+                    assert_eq!(e1.payload, e2.payload, "arrays into bits, level {level}");
+                }
+            }
             // Intersecting with, and taking away, a container in place, from each
             // representation.
             type InPlace = fn(Container<'_>, &mut Scratch);

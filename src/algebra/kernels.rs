@@ -245,6 +245,58 @@ fn or_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_W
 }
 
 crate::simd::dispatch! {
+    /// `bits = x − c` (every word overwritten), with its cardinality: `x` copied and
+    /// counted in one pass, then `c`'s bits cleared and the cleared ones counted (exact
+    /// whatever `c` holds, repeated or unsorted values too).
+    pub(crate) fn andnot_bitset_into(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) -> u32 => andnot_bitset_into_impl;
+}
+
+#[inline(always)]
+fn andnot_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) -> u32 {
+    use crate::write::encode::run_words;
+    let mut card = 0;
+    match c {
+        Container::Bitset(y) => {
+            for ((d, p), q) in bits.iter_mut().zip(x.iter()).zip(y.iter()) {
+                *d = p.get() & !q.get();
+                card += d.count_ones();
+            }
+            return card;
+        }
+        _ => {
+            for (d, p) in bits.iter_mut().zip(x.iter()) {
+                *d = p.get();
+                card += d.count_ones();
+            }
+        }
+    }
+    let mut cleared = 0;
+    match c {
+        Container::Array(a) => {
+            // Branch-free: whether a value is in `x` is as good as random.
+            for v in a {
+                let v = v.get();
+                let w = &mut bits[usize::from(v >> 6)];
+                let m = 1 << (v & 63);
+                cleared += u32::from(*w & m != 0);
+                *w &= !m;
+            }
+        }
+        Container::Run(r) => {
+            for x in r {
+                let (st, en) = run(x);
+                run_words(st, en, |w, m| {
+                    cleared += (bits[w] & m).count_ones();
+                    bits[w] &= !m;
+                });
+            }
+        }
+        Container::Bitset(_) => {}
+    }
+    card - cleared
+}
+
+crate::simd::dispatch! {
     /// `bits = x ∪ y` for two arrays, into zeroed `bits`, with the result's cardinality.
     pub(crate) fn or_arrays_into_bits(x: &[U16], y: &[U16], bits: &mut [u64; BITSET_WORDS]) -> u32 => or_arrays_into_bits_impl;
 }

@@ -188,6 +188,18 @@ impl Writer {
                                     kernels::or_arrays_into_bits(x, y, bits)
                                 })
                             }
+                            // A bitset minus too few values to leave an array's worth
+                            // or less: a bitset (unless runs), made in place too, with
+                            // its count taken in the copy (census-income `andnot` 2 %
+                            // faster; a branch on each value's bit made it 23 % slower).
+                            (Op::AndNot, Container::Bitset(x), other)
+                                if da.card(i).saturating_sub(db.card(j))
+                                    > crate::format::ARRAY_MAX =>
+                            {
+                                bits_in_place(ka, s, enc, false, |bits| {
+                                    kernels::andnot_bitset_into(x, other, bits)
+                                })
+                            }
                             _ => None,
                         };
                         if in_place.is_none() {
