@@ -328,6 +328,22 @@ fn accelerated_set_kernels_match_scalar() {
     let (mut e1, mut e2) = (Encoder::new(), Encoder::new());
     // Arrays of more than 4096 values are not containers: those sets go as bitsets and runs.
     let fits = |c: &&Container<'_>| !matches!(c, Container::Array(v) if v.len() > 4096);
+    // Emits the scratch's container and, through the pairwise kernel, `op` of the two
+    // operands' bitset forms, and asserts that the two encode alike.
+    fn same_as_bitset_path(
+        s: &mut Scratch,
+        op: Op,
+        x: Container<'_>,
+        y: Container<'_>,
+        what: &str,
+    ) {
+        let (mut e1, mut e2) = (Encoder::new(), Encoder::new());
+        s.emit(7, &mut e1);
+        kernels::binary(op, x, y, s);
+        s.emit(7, &mut e2);
+        assert_eq!(e1.payload, e2.payload, "{op:?} {what}");
+        assert_eq!(e1.metas.len(), e2.metas.len(), "{op:?} {what}");
+    }
     for (a, b) in encoded
         .iter()
         .flat_map(|a| encoded.iter().map(move |b| (a, b)))
@@ -384,13 +400,13 @@ fn accelerated_set_kernels_match_scalar() {
                         // The stored cardinalities play no part.
                         into(&[(x, 0), (y, 0)], &mut s.bits);
                         kernels::finish_bits(&mut s);
-                        e1.reset();
-                        s.emit(7, &mut e1);
-                        kernels::binary(op, ca[1], cb[1], &mut s);
-                        e2.reset();
-                        s.emit(7, &mut e2);
-                        assert_eq!(e1.payload, e2.payload, "{op:?} accumulated, level {level}");
-                        assert_eq!(e1.metas.len(), e2.metas.len());
+                        same_as_bitset_path(
+                            &mut s,
+                            op,
+                            ca[1],
+                            cb[1],
+                            &format!("accumulated, level {level}"),
+                        );
                     }
                 }
             }
@@ -415,13 +431,13 @@ fn accelerated_set_kernels_match_scalar() {
                     let card = into(xb, y, &mut s.bits);
                     s.set_bits_counted(card);
                     assert_eq!(card, crate::write::encode::bitset_card(&s.bits, |w| w));
-                    e1.reset();
-                    s.emit(7, &mut e1);
-                    kernels::binary(op, ca[1], cb[1], &mut s);
-                    e2.reset();
-                    s.emit(7, &mut e2);
-                    assert_eq!(e1.payload, e2.payload, "{op:?} into bits, level {level}");
-                    assert_eq!(e1.metas.len(), e2.metas.len());
+                    same_as_bitset_path(
+                        &mut s,
+                        op,
+                        ca[1],
+                        cb[1],
+                        &format!("into bits, level {level}"),
+                    );
                 }
             }
             if let (Container::Array(x), Container::Array(y)) = (ca[0], cb[0]) {
@@ -429,12 +445,13 @@ fn accelerated_set_kernels_match_scalar() {
                     s.zero_bits();
                     let card = kernels::or_arrays_into_bits(x, y, &mut s.bits);
                     s.set_bits_counted(card);
-                    e1.reset();
-                    s.emit(7, &mut e1);
-                    kernels::binary(Op::Or, ca[1], cb[1], &mut s);
-                    e2.reset();
-                    s.emit(7, &mut e2);
-                    assert_eq!(e1.payload, e2.payload, "arrays into bits, level {level}");
+                    same_as_bitset_path(
+                        &mut s,
+                        Op::Or,
+                        ca[1],
+                        cb[1],
+                        &format!("arrays into bits, level {level}"),
+                    );
                 }
             }
             // Intersecting with, and taking away, a container in place, from each
@@ -449,13 +466,13 @@ fn accelerated_set_kernels_match_scalar() {
                     for &y in cb.iter().filter(fits) {
                         s.load(x);
                         apply(y, &mut s);
-                        e1.reset();
-                        s.emit(7, &mut e1);
-                        kernels::binary(op, ca[1], cb[1], &mut s);
-                        e2.reset();
-                        s.emit(7, &mut e2);
-                        assert_eq!(e1.payload, e2.payload, "{op:?} in place, level {level}");
-                        assert_eq!(e1.metas.len(), e2.metas.len());
+                        same_as_bitset_path(
+                            &mut s,
+                            op,
+                            ca[1],
+                            cb[1],
+                            &format!("in place, level {level}"),
+                        );
                     }
                 }
             }
