@@ -335,7 +335,7 @@ fn accelerated_set_kernels_match_scalar() {
         op: Op,
         x: Container<'_>,
         y: Container<'_>,
-        what: &str,
+        what: core::fmt::Arguments<'_>,
     ) {
         let (mut e1, mut e2) = (Encoder::new(), Encoder::new());
         s.emit(7, &mut e1);
@@ -405,7 +405,7 @@ fn accelerated_set_kernels_match_scalar() {
                             op,
                             ca[1],
                             cb[1],
-                            &format!("accumulated, level {level}"),
+                            format_args!("accumulated, level {level}"),
                         );
                     }
                 }
@@ -436,7 +436,7 @@ fn accelerated_set_kernels_match_scalar() {
                         op,
                         ca[1],
                         cb[1],
-                        &format!("into bits, level {level}"),
+                        format_args!("into bits, level {level}"),
                     );
                 }
             }
@@ -450,7 +450,7 @@ fn accelerated_set_kernels_match_scalar() {
                         Op::Or,
                         ca[1],
                         cb[1],
-                        &format!("arrays into bits, level {level}"),
+                        format_args!("arrays into bits, level {level}"),
                     );
                 }
             }
@@ -471,7 +471,7 @@ fn accelerated_set_kernels_match_scalar() {
                             op,
                             ca[1],
                             cb[1],
-                            &format!("in place, level {level}"),
+                            format_args!("in place, level {level}"),
                         );
                     }
                 }
