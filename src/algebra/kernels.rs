@@ -253,27 +253,19 @@ crate::simd::dispatch! {
 
 #[inline(always)]
 fn andnot_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) -> u32 {
-    use crate::write::encode::run_words;
-    let mut card = 0;
     match c {
         Container::Bitset(y) => {
+            let mut card = 0;
             for ((d, p), q) in bits.iter_mut().zip(x.iter()).zip(y.iter()) {
                 *d = p.get() & !q.get();
                 card += d.count_ones();
             }
-            return card;
+            card
         }
-        _ => {
-            for (d, p) in bits.iter_mut().zip(x.iter()) {
-                *d = p.get();
-                card += d.count_ones();
-            }
-        }
-    }
-    let mut cleared = 0;
-    match c {
         Container::Array(a) => {
+            let card = copy_bits_counted(bits, x);
             // Branch-free: whether a value is in `x` is as good as random.
+            let mut cleared = 0;
             for v in a {
                 let v = v.get();
                 let w = &mut bits[usize::from(v >> 6)];
@@ -281,19 +273,20 @@ fn andnot_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITS
                 cleared += u32::from(*w & m != 0);
                 *w &= !m;
             }
+            card - cleared
         }
         Container::Run(r) => {
-            for x in r {
-                let (st, en) = run(x);
-                run_words(st, en, |w, m| {
-                    cleared += (bits[w] & m).count_ones();
-                    bits[w] &= !m;
-                });
-            }
+            let card = copy_bits_counted(bits, x);
+            let cleared: u32 = r
+                .iter()
+                .map(|x| {
+                    let (st, en) = run(x);
+                    crate::write::encode::clear_bits(bits, st, en)
+                })
+                .sum();
+            card - cleared
         }
-        Container::Bitset(_) => {}
     }
-    card - cleared
 }
 
 crate::simd::dispatch! {
@@ -835,6 +828,17 @@ fn copy_bits(d: &mut [u64; BITSET_WORDS], x: &BitsetLE) {
     for (d, w) in d.iter_mut().zip(x.iter()) {
         *d = w.get();
     }
+}
+
+/// [`copy_bits`], returning the number of bits copied (counted in the same pass).
+#[inline(always)]
+fn copy_bits_counted(d: &mut [u64; BITSET_WORDS], x: &BitsetLE) -> u32 {
+    let mut card = 0;
+    for (d, w) in d.iter_mut().zip(x.iter()) {
+        *d = w.get();
+        card += d.count_ones();
+    }
+    card
 }
 
 /// The bits of word `w` that lie in `st..=en`.
