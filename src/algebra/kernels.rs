@@ -223,14 +223,7 @@ crate::simd::dispatch! {
 #[inline(always)]
 fn or_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) -> u32 {
     match c {
-        Container::Bitset(y) => {
-            let mut card = 0;
-            for ((d, p), q) in bits.iter_mut().zip(x.iter()).zip(y.iter()) {
-                *d = p.get() | q.get();
-                card += d.count_ones();
-            }
-            card
-        }
+        Container::Bitset(y) => words_into(bits, x, y, |p, q| p | q),
         Container::Array(a) => {
             copy_bits(bits, x);
             set_values(bits, a, |w, m| *w |= m);
@@ -254,14 +247,7 @@ crate::simd::dispatch! {
 #[inline(always)]
 fn andnot_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) -> u32 {
     match c {
-        Container::Bitset(y) => {
-            let mut card = 0;
-            for ((d, p), q) in bits.iter_mut().zip(x.iter()).zip(y.iter()) {
-                *d = p.get() & !q.get();
-                card += d.count_ones();
-            }
-            card
-        }
+        Container::Bitset(y) => words_into(bits, x, y, |p, q| p & !q),
         Container::Array(a) => {
             let card = copy_bits_counted(bits, x);
             // Branch-free: whether a value is in `x` is as good as random.
@@ -815,12 +801,24 @@ fn bit_u64(b: &[u64; BITSET_WORDS], v: u16) -> bool {
 /// `s.bits = f(x, y)` word by word, counting the result's bits in the same pass.
 #[inline(always)]
 fn words_op(s: &mut Scratch, x: &BitsetLE, y: &BitsetLE, f: impl Fn(u64, u64) -> u64) {
+    let card = words_into(&mut s.bits, x, y, f);
+    s.set_bits_counted(card);
+}
+
+/// `bits = f(x, y)` word by word (every word overwritten), with its cardinality.
+#[inline(always)]
+fn words_into(
+    bits: &mut [u64; BITSET_WORDS],
+    x: &BitsetLE,
+    y: &BitsetLE,
+    f: impl Fn(u64, u64) -> u64,
+) -> u32 {
     let mut card = 0;
-    for ((d, p), q) in s.bits.iter_mut().zip(x.iter()).zip(y.iter()) {
+    for ((d, p), q) in bits.iter_mut().zip(x.iter()).zip(y.iter()) {
         *d = f(p.get(), q.get());
         card += d.count_ones();
     }
-    s.set_bits_counted(card);
+    card
 }
 
 #[inline(always)]
