@@ -11,7 +11,8 @@
 //! bitmaps), `REPS` times (200 unless set). The times are summed by the canonical kinds of
 //! the two inputs and of our result (A array, B bitset, R run). Each time includes the
 //! per-call cost of both libraries (ours: about 70 ns for two one-value bitmaps), which
-//! the real operation pays once per pair of bitmaps, not per container. The timing is
+//! the real operation pays once per pair of bitmaps, not per container. `ONLY=AAR` (say)
+//! times only the pairs of one group, for a profiler. The timing is
 //! interleaved pair by pair, so drifts of the machine's speed hit both alike; a group's
 //! ratio is still only a guide where it holds few pairs.
 
@@ -60,6 +61,7 @@ fn main() {
         std::process::exit(2);
     }
     let reps: u32 = std::env::var("REPS").map_or(200, |v| v.parse().expect("REPS: a count"));
+    let only = std::env::var("ONLY").ok();
     let sets = common::read_sets(dir.as_ref());
     let mut w = Writer::new();
     let mut groups: BTreeMap<(char, char, char), Group> = BTreeMap::new();
@@ -92,6 +94,10 @@ fn main() {
             };
             let result = run_ours(&mut out);
             let rk = kind(&FrozenBitmap::from_bytes(&out[result]).expect("our result"));
+            let group: String = [kind(&x), kind(&y), rk].iter().collect();
+            if only.as_ref().is_some_and(|o| *o != group) {
+                continue;
+            }
             let start = Instant::now();
             for _ in 0..reps {
                 std::hint::black_box(run_ours(&mut out));

@@ -259,6 +259,24 @@ pub(crate) fn count_runs_u16_capped(values: &[U16], cap: u32) -> u32 {
     crate::write::encode::count_slice_runs(values, |v| v.get())
 }
 
+/// Writes the maximal runs of `values` into `dst` as little-endian `(start, length − 1)`
+/// pairs, 32 values per step with AVX-512 (see `x86_kernels::array_runs_u16_wide`); the
+/// contract of [`crate::write::encode::array_runs_into`], which calls it: the number of
+/// `u16`s written, fewer (whole pairs) if `dst` is too short. `None` (nothing written) if
+/// the CPU lacks the features or `values` is short, where the caller's scalar loop is as
+/// fast as the call.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn array_runs_u16(values: &[u16], dst: &mut [U16]) -> Option<usize> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if values.len() >= 32 && x86::has_v4() {
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW and VBMI2, BMI2 and POPCNT on this CPU.
+        return Some(unsafe { x86_kernels::array_runs_u16_wide(values, dst) });
+    }
+    let _ = (values, dst);
+    None
+}
+
 /// Writes the positions of the set bits of a bitset (its 8,192 little-endian bytes) or,
 /// with `BOUNDARIES`, of its run boundaries (the set bits of `w ^ (w << 1 | carry)`,
 /// `carry` the previous word's top bit) into `dst`, in increasing order, with AVX-512:
@@ -950,6 +968,117 @@ mod x86_kernels {
             breaks += u32::from(values[k].get() != values[k - 1].get().wrapping_add(1));
         }
         1 + breaks
+    }
+
+    /// See [`super::array_runs_u16`]. The boundaries of the runs, in order, are each run's
+    /// first value then its last (the same value for a run of one): for 32 values at a time,
+    /// a value starts a run if it is not its predecessor plus one, and ends one if its
+    /// successor is not it plus one (two compares of overlapping loads). Each value, twice
+    /// over (first as a start, then as an end), is kept where its flag is set, by one
+    /// compress per 16 values, and the kept values go straight on in `dst`. A last pass
+    /// turns each run's end into its length minus one. On unsorted (corrupt) values this
+    /// splits where the scalar loop does, with the same wrapping arithmetic.
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW and VBMI2, BMI2 and POPCNT.
+    #[cfg(feature = "alloc")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2,popcnt")]
+    pub(super) unsafe fn array_runs_u16_wide(values: &[u16], dst: &mut [U16]) -> usize {
+        let n = values.len();
+        let (Some(&first), Some(slots)) = (values.first(), dst.get_mut(..2)) else {
+            return 0;
+        };
+        // The first value starts the first run (it has no predecessor); the loop's
+        // blocks begin at 1, so that each one's predecessors lie inside `values`.
+        slots[0].set(first);
+        let mut k = 1usize;
+        if n == 1 || values[1] != first.wrapping_add(1) {
+            slots[1].set(first);
+            k = 2;
+        }
+        let one = _mm512_set1_epi16(1);
+        // SAFETY: `TWICE`'s halves are 64 bytes each; unaligned loads.
+        let twice = unsafe {
+            [
+                _mm512_loadu_si512(TWICE[0].as_ptr().cast()),
+                _mm512_loadu_si512(TWICE[1].as_ptr().cast()),
+            ]
+        };
+        let (p, out) = (values.as_ptr(), dst.as_mut_ptr());
+        let mut i = 1usize;
+        while i < n {
+            let len = (n - i).min(32);
+            let valid = mask_below(len);
+            // The lanes with a successor: all but the array's last value.
+            let with_next = mask_below(len.min(n - i - 1));
+            // SAFETY: lanes `i..i + len`, `i − 1..i − 1 + len` (`i >= 1`) and, under
+            // `with_next`, `i + 1..n` lie inside `values`; masked-out lanes are not read
+            // (a masked load does not touch them) and `p.add(i + 1)` is at most one past
+            // the end; unaligned loads of plain `u16`s.
+            let (v, prev, next) = unsafe {
+                (
+                    _mm512_maskz_loadu_epi16(valid, p.add(i).cast()),
+                    _mm512_maskz_loadu_epi16(valid, p.add(i - 1).cast()),
+                    _mm512_maskz_loadu_epi16(with_next, p.add(i + 1).cast()),
+                )
+            };
+            let plus_one = _mm512_add_epi16(v, one);
+            let starts = _mm512_mask_cmpneq_epi16_mask(valid, v, _mm512_add_epi16(prev, one));
+            let mut ends = _mm512_mask_cmpneq_epi16_mask(with_next, next, plus_one);
+            if i + len == n {
+                ends |= 1 << (len - 1); // the last value ends the last run
+            }
+            for (half, idx) in twice.iter().enumerate() {
+                let (s, e) = (starts >> (16 * half) & 0xffff, ends >> (16 * half) & 0xffff);
+                let keep = _pdep_u32(s, 0x5555_5555) | _pdep_u32(e, 0xaaaa_aaaa);
+                let kept = _mm512_maskz_compress_epi16(keep, _mm512_permutexvar_epi16(*idx, v));
+                let count = keep.count_ones() as usize;
+                if k + count > dst.len() {
+                    return finish_runs(dst, k); // more runs than room
+                }
+                // SAFETY: `k + count <= dst.len()`: the masked store writes lanes
+                // `k..k + count` of `dst`; unaligned; `U16` is two plain bytes, and the
+                // CPU is little-endian like the format.
+                unsafe { _mm512_mask_storeu_epi16(out.add(k).cast(), mask_below(count), kept) };
+                k += count;
+            }
+            i += len;
+        }
+        finish_runs(dst, k)
+    }
+
+    /// The lanes of 16 values each taken twice, for [`array_runs_u16_wide`]: values 0–15 of
+    /// a vector of 32, then values 16–31.
+    #[cfg(feature = "alloc")]
+    static TWICE: [[u16; 32]; 2] = {
+        let mut t = [[0u16; 32]; 2];
+        let mut lane = 0;
+        while lane < 32 {
+            t[0][lane] = lane as u16 / 2;
+            t[1][lane] = 16 + lane as u16 / 2;
+            lane += 1;
+        }
+        t
+    };
+
+    /// The mask of the lanes below `count` (at most 32).
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn mask_below(count: usize) -> u32 {
+        u32::MAX.checked_shr(32 - count as u32).unwrap_or(0)
+    }
+
+    /// Turns the `(first, last)` boundary pairs of the runs in `dst[..k]` (whole pairs only)
+    /// into `(first, last − first)` pairs; returns how many `u16`s they fill.
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn finish_runs(dst: &mut [U16], k: usize) -> usize {
+        let k = k & !1;
+        for pair in dst[..k].chunks_exact_mut(2) {
+            pair[1].set(pair[1].get().wrapping_sub(pair[0].get()));
+        }
+        k
     }
 
     /// Shuffle masks that move the lanes of a vector of 8 `u16` whose bit in the index is

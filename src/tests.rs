@@ -796,6 +796,7 @@ fn array_run_counts_and_conversion_match_the_values() {
         (65500..=65535).collect(),
         (0..4096).collect(),
         (0..4096u16).map(|k| k * 2).collect(),
+        (0..4096u16).map(|k| k / 3 * 4).collect(),
     ];
     for len in 0..140u16 {
         sets.push((0..len).map(|k| k * 3 / 2).collect());
@@ -836,16 +837,22 @@ fn array_run_counts_and_conversion_match_the_values() {
                 }
             }
         }
-        cap(0);
-        let mut dst = alloc::vec![crate::cast::U16::new(7); 2 * runs as usize];
-        let written = array_runs_into(lows, &mut dst);
-        let got: Vec<u16> = dst[..written].iter().map(|v| v.get()).collect();
-        assert_eq!(got, expected, "{lows:?}");
-        // Too little room: stops, never writes out of bounds.
-        if runs > 0 {
-            let mut short = alloc::vec![crate::cast::U16::new(7); 2 * runs as usize - 2];
-            assert!(array_runs_into(lows, &mut short) <= short.len());
+        for level in CPU_LEVELS {
+            cap(level);
+            let mut dst = alloc::vec![crate::cast::U16::new(7); 2 * runs as usize];
+            let written = array_runs_into(lows, &mut dst);
+            let got: Vec<u16> = dst[..written].iter().map(|v| v.get()).collect();
+            assert_eq!(got, expected, "{lows:?}, level {level}");
+            // Too little room: whole pairs, the first ones, never out of bounds.
+            for short in [runs.saturating_sub(1), runs / 2] {
+                let mut dst = alloc::vec![crate::cast::U16::new(7); 2 * short as usize + 1];
+                let written = array_runs_into(lows, &mut dst);
+                assert!(written <= 2 * short as usize, "{lows:?}, level {level}");
+                let got: Vec<u16> = dst[..written].iter().map(|v| v.get()).collect();
+                assert_eq!(got, expected[..written], "{lows:?}, level {level}");
+            }
         }
+        cap(0);
     }
 }
 

@@ -391,12 +391,18 @@ pub(crate) fn bitset_runs_capped<T: Copy>(
 
 /// Writes the maximal runs of `values` (split where a value is not its predecessor plus
 /// one, as [`count_slice_runs`] counts them) into `dst` as `(start, length − 1)` pairs;
-/// returns how many `u16`s were written (stops early if `dst` is too short). Without a
-/// branch per value: the pair of the current run is written at each step (and rewritten
-/// until the run ends), where a branch on each break would mispredict on arrays whose
-/// runs are short.
+/// returns how many `u16`s were written (stops early, at whole pairs, if `dst` is too
+/// short). With AVX-512, 32 values a step ([`crate::simd::array_runs_u16`]: the union of
+/// two arrays that comes out as runs, census-income `or`, 1.6 times faster; building
+/// census1881_srt and wikileaks_srt 6–10 % faster). Else without a branch per value: the
+/// pair of the current run is written at each step (and rewritten until the run ends),
+/// where a branch on each break would mispredict on arrays whose runs are short; each
+/// step waits for the previous one's count of runs.
 #[inline(always)]
 pub(crate) fn array_runs_into(values: &[u16], dst: &mut [cast::U16]) -> usize {
+    if let Some(written) = crate::simd::array_runs_u16(values, dst) {
+        return written;
+    }
     let Some((&first, _)) = values.split_first() else {
         return 0;
     };
