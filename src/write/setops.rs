@@ -952,7 +952,12 @@ fn bits_in_place(
     let kind = if s.canonical {
         let cap = max_canonical_runs(card);
         let bytes = crate::cast::bytes_of(&bits[..]);
-        let packing = if pack_runs {
+        // Each run but the last ends before a clear bit: a result with fewer clear bits
+        // than the cap is a run container whatever its runs, and their boundaries are
+        // packed in the pass that counts them (census-income `or`: two bitsets whose
+        // union is nearly full, 15 pairs).
+        let surely_runs = (1u32 << 16) - card < cap;
+        let packing = if pack_runs || surely_runs {
             crate::simd::bitset_runs_packed_capped(bytes, cap, &mut s.packed)
         } else {
             None
