@@ -259,11 +259,12 @@ pub(crate) fn count_runs_u16_capped(values: &[U16], cap: u32) -> u32 {
     crate::write::encode::count_slice_runs(values, |v| v.get())
 }
 
-/// Writes the maximal runs of `values` into `dst` as little-endian `(start, length − 1)`
-/// pairs, 32 values per step with AVX-512 (see `x86_kernels::array_runs_u16_wide`); the
-/// contract of [`crate::write::encode::array_runs_into`], which calls it: the number of
-/// `u16`s written, fewer (whole pairs) if `dst` is too short. `None` (nothing written) if
-/// the CPU lacks the features or `values` is short, where the caller's scalar loop is as
+/// Writes the boundaries of the maximal runs of `values` into `dst`, 32 values per step
+/// with AVX-512 (see `x86_kernels::array_runs_u16_wide`): each run's first value, then one
+/// past its last (wrapping to 0 after 65535), as [`bitset_positions`] writes a bitset's;
+/// returns how many it wrote, fewer if `dst` is too short.
+/// [`crate::write::encode::array_runs_into`] turns them into runs. `None` (nothing written)
+/// if the CPU lacks the features or `values` is short, where the caller's scalar loop is as
 /// fast as the call.
 #[cfg(feature = "alloc")]
 #[inline]
@@ -971,12 +972,11 @@ mod x86_kernels {
     }
 
     /// See [`super::array_runs_u16`]. The boundaries of the runs, in order, are each run's
-    /// first value then its last (the same value for a run of one): for 32 values at a time,
-    /// a value starts a run if it is not its predecessor plus one, and ends one if its
-    /// successor is not it plus one (two compares of overlapping loads). Each value, twice
-    /// over (first as a start, then as an end), is kept where its flag is set, by one
-    /// compress per 16 values, and the kept values go straight on in `dst`. A last pass
-    /// turns each run's end into its length minus one. On unsorted (corrupt) values this
+    /// first value then one past its last: for 32 values at a time, a value starts a run if
+    /// it is not its predecessor plus one, and ends one if its successor is not it plus one
+    /// (two compares of overlapping loads). Each value, twice over (as itself for a start,
+    /// plus one for an end), is kept where its flag is set, by one compress per 16 values,
+    /// and the kept values go straight on in `dst`. On unsorted (corrupt) values this
     /// splits where the scalar loop does, with the same wrapping arithmetic.
     ///
     /// # Safety
@@ -994,10 +994,12 @@ mod x86_kernels {
         slots[0].set(first);
         let mut k = 1usize;
         if n == 1 || values[1] != first.wrapping_add(1) {
-            slots[1].set(first);
+            slots[1].set(first.wrapping_add(1));
             k = 2;
         }
         let one = _mm512_set1_epi16(1);
+        // 1 in the odd lanes: a value taken twice becomes itself, then one past itself.
+        let odd_ones = _mm512_set1_epi32(1 << 16);
         // SAFETY: `TWICE`'s halves are 64 bytes each; unaligned loads.
         let twice = unsafe {
             [
@@ -1032,10 +1034,11 @@ mod x86_kernels {
             for (half, idx) in twice.iter().enumerate() {
                 let (s, e) = (starts >> (16 * half) & 0xffff, ends >> (16 * half) & 0xffff);
                 let keep = _pdep_u32(s, 0x5555_5555) | _pdep_u32(e, 0xaaaa_aaaa);
-                let kept = _mm512_maskz_compress_epi16(keep, _mm512_permutexvar_epi16(*idx, v));
+                let pairs = _mm512_add_epi16(_mm512_permutexvar_epi16(*idx, v), odd_ones);
+                let kept = _mm512_maskz_compress_epi16(keep, pairs);
                 let count = keep.count_ones() as usize;
                 if k + count > dst.len() {
-                    return finish_runs(dst, k); // more runs than room
+                    return k; // more runs than room
                 }
                 // SAFETY: `k + count <= dst.len()`: the masked store writes lanes
                 // `k..k + count` of `dst`; unaligned; `U16` is two plain bytes, and the
@@ -1045,7 +1048,7 @@ mod x86_kernels {
             }
             i += len;
         }
-        finish_runs(dst, k)
+        k
     }
 
     /// The lanes of 16 values each taken twice, for [`array_runs_u16_wide`]: values 0–15 of
@@ -1067,18 +1070,6 @@ mod x86_kernels {
     #[inline(always)]
     fn mask_below(count: usize) -> u32 {
         u32::MAX.checked_shr(32 - count as u32).unwrap_or(0)
-    }
-
-    /// Turns the `(first, last)` boundary pairs of the runs in `dst[..k]` (whole pairs only)
-    /// into `(first, last − first)` pairs; returns how many `u16`s they fill.
-    #[cfg(feature = "alloc")]
-    #[inline(always)]
-    fn finish_runs(dst: &mut [U16], k: usize) -> usize {
-        let k = k & !1;
-        for pair in dst[..k].chunks_exact_mut(2) {
-            pair[1].set(pair[1].get().wrapping_sub(pair[0].get()));
-        }
-        k
     }
 
     /// Shuffle masks that move the lanes of a vector of 8 `u16` whose bit in the index is

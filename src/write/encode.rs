@@ -400,8 +400,8 @@ pub(crate) fn bitset_runs_capped<T: Copy>(
 /// step waits for the previous one's count of runs.
 #[inline(always)]
 pub(crate) fn array_runs_into(values: &[u16], dst: &mut [cast::U16]) -> usize {
-    if let Some(written) = crate::simd::array_runs_u16(values, dst) {
-        return written;
+    if let Some(k) = crate::simd::array_runs_u16(values, dst) {
+        return boundaries_to_runs(dst, k, false, dst.len());
     }
     let Some((&first, _)) = values.split_first() else {
         return 0;
