@@ -972,3 +972,20 @@ fn wide_run_fill_matches_the_scalar_fill() {
     }
     assert_eq!(wide_used, crate::simd::has_fill_runs_wide());
 }
+
+/// The vendor check behind `prefer_fill_runs_wide` agrees with the kernel's own report of
+/// the vendor, where Linux gives one.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[test]
+fn amd_vendor_check_agrees_with_proc_cpuinfo() {
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        std::println!("skipped: no /proc/cpuinfo here to compare the vendor check with");
+        return;
+    };
+    let Some(vendor) = info.lines().find_map(|l| l.strip_prefix("vendor_id")) else {
+        std::println!("skipped: /proc/cpuinfo names no vendor_id");
+        return;
+    };
+    let amd = vendor.trim_start_matches([' ', '\t', ':']).trim() == "AuthenticAMD";
+    assert_eq!(crate::simd::x86::is_amd(), amd, "vendor_id{vendor}");
+}

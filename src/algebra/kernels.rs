@@ -81,10 +81,11 @@ crate::simd::dispatch! {
 /// at a time gain nothing more).
 #[inline(always)]
 fn or_two_runs_into_bits_impl(a: &[RunLE], b: &[RunLE], bits: &mut [u64; BITSET_WORDS]) {
-    if crate::simd::has_fill_runs_wide() {
+    if crate::simd::prefer_fill_runs_wide() {
         // Eight runs a vector (`fill_runs`), where the wait for a word's previous store
         // is not what bounds the speed: the union of all of wikileaks 7–12 % faster so
-        // than interleaved, census-income_srt 8 % (same-build A/B on the Xeon).
+        // than interleaved, census-income_srt 8 % (same-build A/B on the Xeon; not on
+        // AMD's Zen 4, see `prefer_fill_runs_wide`).
         fill_runs(bits, a);
         fill_runs(bits, b);
         return;
@@ -859,8 +860,14 @@ fn copy_range(d: &mut [u64; BITSET_WORDS], x: &BitsetLE, st: u16, en: u16) {
 
 #[inline(always)]
 fn fill_runs(bits: &mut [u64; BITSET_WORDS], r: &[RunLE]) {
-    // Eight runs a vector with AVX-512, as far as the runs are short; the rest here.
-    for x in &r[crate::simd::fill_runs_wide(bits, r)..] {
+    // Eight runs a vector with AVX-512 (where preferred), as far as the runs are short;
+    // the rest here.
+    let wide = if crate::simd::prefer_fill_runs_wide() {
+        crate::simd::fill_runs_wide(bits, r)
+    } else {
+        0
+    };
+    for x in &r[wide..] {
         let (s, e) = run(x);
         fill_bits(bits, s, e);
     }
