@@ -977,6 +977,7 @@ fn wide_run_fill_matches_the_scalar_fill() {
 /// the vendor, where Linux gives one.
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 #[test]
+#[cfg_attr(miri, ignore)] // reads /proc/cpuinfo and runs CPUID
 fn amd_vendor_check_agrees_with_proc_cpuinfo() {
     let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
         std::println!("skipped: no /proc/cpuinfo here to compare the vendor check with");
