@@ -973,8 +973,8 @@ fn wide_run_fill_matches_the_scalar_fill() {
     assert_eq!(wide_used, crate::simd::has_fill_runs_wide());
 }
 
-/// The vendor check behind `prefer_fill_runs_wide` agrees with the kernel's own report of
-/// the vendor, where Linux gives one.
+/// The vendor check behind `prefer_fill_runs_wide` (CPUID) agrees with the vendor that
+/// Linux reports in /proc/cpuinfo, where there is one.
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 #[test]
 #[cfg_attr(miri, ignore)] // reads /proc/cpuinfo and runs CPUID
