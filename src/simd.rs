@@ -396,6 +396,29 @@ pub(crate) fn bitset_runs_packed_capped(
     None
 }
 
+/// [`bitset_runs_packed_capped`] that counts the set bits too, from the same loads:
+/// `Some((Some(card), runs))` with `packed` ready if `runs <= cap`; else `Some((None,
+/// runs))` with a count above `cap`, the bits not all counted and `packed` not to be read.
+/// `None` if the CPU lacks the features or `bytes` is not 8,192 long. For a result whose
+/// cardinality is not known yet (the many-way union): one pass where a count and then
+/// the capped packing took two.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn bitset_stats_packed_capped(
+    bytes: &[u8],
+    cap: u32,
+    packed: &mut Packed,
+) -> Option<(Option<u32>, u32)> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        let bytes: &[u8; crate::cast::BITSET_BYTES] = bytes.try_into().ok()?;
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ and POPCNT.
+        return Some(unsafe { x86_kernels::bitset_stats_packed_capped(bytes, cap, packed) });
+    }
+    let _ = (bytes, cap, packed);
+    None
+}
+
 /// Writes the run boundaries that [`bitset_stats_packed`] packed, in increasing order,
 /// into `dst` (as [`bitset_positions`] with `BOUNDARIES` would from the bitset); returns
 /// how many, or `None` if the CPU lacks the features.
@@ -621,6 +644,33 @@ mod x86_kernels {
         // As in `bitset_stats_packed`: the end of a run reaching bit 65535 is not packed.
         let boundaries = boundaries + u32::from(bytes[crate::cast::BITSET_BYTES - 1] >> 7);
         boundaries / 2
+    }
+
+    /// See [`super::bitset_stats_packed_capped`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ, and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
+    pub(super) unsafe fn bitset_stats_packed_capped(
+        bytes: &[u8; crate::cast::BITSET_BYTES],
+        cap: u32,
+        packed: &mut super::Packed,
+    ) -> (Option<u32>, u32) {
+        let (wp, ip) = (packed.words.as_mut_ptr(), packed.firsts.as_mut_ptr());
+        // As in `bitset_runs_packed_capped`.
+        let limit = cap.saturating_mul(2);
+        // SAFETY: both arrays have `PACKED_SLOTS` slots; the CPU has the features.
+        let (n, card, boundaries) =
+            unsafe { pack_capped::<true, true, true>(bytes, wp, ip, limit) };
+        if boundaries > limit {
+            packed.n = 0;
+            return (None, cap.saturating_add(1));
+        }
+        packed.n = n;
+        // As in `bitset_stats_packed`: the end of a run reaching bit 65535 is not packed.
+        let boundaries = boundaries + u32::from(bytes[crate::cast::BITSET_BYTES - 1] >> 7);
+        (Some(card), boundaries / 2)
     }
 
     /// See [`super::packed_positions`].

@@ -688,6 +688,25 @@ fn bitset_extraction_matches_the_values() {
                     &mut out
                 ));
                 assert_eq!(&out[3..], &expected[..], "capped packed runs");
+                // Counted with the bits in the same pass: the bits' count only up to the cap.
+                let below = crate::simd::bitset_stats_packed_capped(bytes, nruns - 1, &mut capped);
+                let (no_card, over) = below.unwrap();
+                assert!(no_card.is_none() && over > nruns - 1, "stats capped below");
+                let at = crate::simd::bitset_stats_packed_capped(bytes, nruns, &mut capped);
+                assert_eq!(
+                    at,
+                    Some((Some(card), nruns)),
+                    "stats capped of {}",
+                    lows.len()
+                );
+                let mut out = alloc::vec![9u8; 3];
+                assert!(packed_runs_into(
+                    &capped,
+                    open_end,
+                    nruns as usize,
+                    &mut out
+                ));
+                assert_eq!(&out[3..], &expected[..], "stats capped packed runs");
             }
             None => {
                 // Only where AVX-512 is missing or capped off.

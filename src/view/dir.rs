@@ -243,6 +243,53 @@ impl<'a> Directory<'a> {
     }
 }
 
+impl<'a> Directory<'a> {
+    /// Walks containers from `*cur` while their key is below `lo + end`, calling
+    /// `f(key - lo, container, stored cardinality)` for each, and leaves `*cur` at the
+    /// first one not walked: the grouping loop of the many-way operations (keys at least
+    /// `lo`, as the caller checked). The format is matched once, not at every container
+    /// (union of all, same-build A/B: wikileaks_srt 5 % faster, uscensus2000 7 %).
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    pub(crate) fn walk_below(
+        &self,
+        cur: &mut usize,
+        lo: u16,
+        end: usize,
+        mut f: impl FnMut(usize, Container<'a>, u32),
+    ) {
+        match self {
+            Directory::Frozen(d) => {
+                let n = d.keys.len().min(d.cards.len()).min(d.descs.len());
+                let mut i = *cur;
+                while let (true, Some(key), Some(card), Some(desc)) =
+                    (i < n, d.keys.get(i), d.cards.get(i), d.descs.get(i))
+                {
+                    let k = usize::from(key.get().wrapping_sub(lo));
+                    if k >= end {
+                        break;
+                    }
+                    let (card, desc) = (u32::from(card.get()) + 1, desc.get());
+                    let kind = ContainerKind::from_code(desc);
+                    f(k, payload(d.body, kind, (desc >> 2) as usize, card), card);
+                    i += 1;
+                }
+                *cur = i;
+            }
+            Directory::Portable(_) => {
+                while *cur < self.n() {
+                    let k = usize::from(self.key(*cur).wrapping_sub(lo));
+                    if k >= end {
+                        break;
+                    }
+                    f(k, self.container(*cur), self.card(*cur));
+                    *cur += 1;
+                }
+            }
+        }
+    }
+}
+
 /// The payload of one container at `off` in `body` (the same encodings in both formats).
 #[inline(always)]
 pub(crate) fn payload(

@@ -174,7 +174,7 @@ impl Writer {
                             (Op::Or, Container::Bitset(x), other)
                             | (Op::Or, other, Container::Bitset(x)) => {
                                 bits_in_place(ka, s, enc, false, |bits| {
-                                    kernels::or_bitset_into(x, other, bits)
+                                    Some(kernels::or_bitset_into(x, other, bits))
                                 })
                             }
                             // Two arrays of more values than an array holds, which
@@ -185,7 +185,7 @@ impl Writer {
                                 if x.len() + y.len() > crate::format::ARRAY_MAX as usize =>
                             {
                                 bits_in_place(ka, s, enc, false, |bits| {
-                                    kernels::or_arrays_into_bits(x, y, bits)
+                                    Some(kernels::or_arrays_into_bits(x, y, bits))
                                 })
                             }
                             // A bitset minus too few values to leave an array's worth
@@ -197,7 +197,7 @@ impl Writer {
                                     > crate::format::ARRAY_MAX =>
                             {
                                 bits_in_place(ka, s, enc, false, |bits| {
-                                    kernels::andnot_bitset_into(x, other, bits)
+                                    Some(kernels::andnot_bitset_into(x, other, bits))
                                 })
                             }
                             _ => None,
@@ -656,18 +656,12 @@ impl Writer {
                 entries.clear();
                 entries.resize(n, (crate::container::EMPTY, 0));
                 for (v, cur) in views.iter().zip(cursors.iter_mut()) {
-                    let d = &v.dir;
-                    while *cur < d.n() {
-                        // Keys are at least `lo` and increasing (`count_keys` checked).
-                        let k = usize::from(d.key(*cur) - lo);
-                        if k >= k1 {
-                            break;
-                        }
+                    // Keys are at least `lo` and increasing (`count_keys` checked).
+                    v.dir.walk_below(cur, lo, k1, |k, c, card| {
                         let slot = &mut counts[k];
-                        entries[*slot as usize] = (d.container(*cur), d.card(*cur));
+                        entries[*slot as usize] = (c, card);
                         *slot += 1; // ends as where the key's entries end
-                        *cur += 1;
-                    }
+                    });
                 }
                 let mut begin = 0;
                 for (k, &end) in (k0..k1).zip(&counts[k0..k1]) {
@@ -904,7 +898,8 @@ fn likely_runs(values: u64, runs: u64) -> bool {
     runs * 2 < values
 }
 
-/// The union of `hits` accumulated straight in the output ([`bits_in_place`]).
+/// The union of `hits` accumulated straight in the output ([`bits_in_place`]), counted
+/// there with its runs.
 fn union_in_place(
     key: u16,
     hits: &[(Container<'_>, u32)],
@@ -913,28 +908,31 @@ fn union_in_place(
 ) -> Option<u64> {
     bits_in_place(key, s, enc, true, |bits| {
         kernels::or_many_into_bits(hits, bits);
-        kernels::bits_card(bits)
+        None
     })
 }
 
 /// A result likely to be a bitset, computed by `fill` (which overwrites or sets every
-/// bit it needs and returns the cardinality) straight in the output, where a bitset
-/// container of `key` goes, so that it is not copied there from the scratch (8 KiB a
-/// key: the union of all of census1881 is 66 of them). If the result's kind is another,
-/// the bits move to the scratch and are emitted from there. Returns the number of
-/// values, or `None` (nothing done) if the place is not aligned for words.
+/// bit it needs and returns the cardinality, or `None` to leave the count to this)
+/// straight in the output, where a bitset container of `key` goes, so that it is not
+/// copied there from the scratch (8 KiB a key: the union of all of census1881 is 66 of
+/// them). If the result's kind is another, it is emitted from there: a run container
+/// from its packed boundaries, anything else from the scratch, where the bits move.
+/// Returns the number of values, or `None` (nothing done) if the place is not aligned
+/// for words.
 ///
 /// With `pack_runs` (and AVX-512), the runs are counted with their boundaries packed in
-/// the same pass, for the emit of a run result: worth it where runs are a likely result
-/// (the many-way union: wikileaks_srt's union of all is 6 % slower with a plain count).
-/// Without, a plain count that stops once past the kind's cap: the union of a pair with
-/// a bitset is nearly always a bitset (census-income `or` 2–3 % faster than packing).
+/// the same pass (and the bits, if `fill` did not), for the emit of a run result: worth
+/// it where runs are a likely result (the many-way union: wikileaks_srt's union of all is
+/// 6 % slower with a plain count). Without, a plain count that stops once past the kind's
+/// cap: the union of a pair with a bitset is nearly always a bitset (census-income `or`
+/// 2–3 % faster than packing).
 fn bits_in_place(
     key: u16,
     s: &mut Scratch,
     enc: &mut super::encode::Encoder,
     pack_runs: bool,
-    fill: impl FnOnce(&mut [u64; crate::cast::BITSET_WORDS]) -> u32,
+    fill: impl FnOnce(&mut [u64; crate::cast::BITSET_WORDS]) -> Option<u32>,
 ) -> Option<u64> {
     use crate::format::{canonical_kind, max_canonical_runs, plain_kind, ContainerKind};
     let before = enc.payload.len();
@@ -944,46 +942,85 @@ fn bits_in_place(
         enc.payload.truncate(before);
         return None;
     };
-    let card = fill(bits);
+    let counted = fill(bits);
+    let open_end = bits[crate::cast::BITSET_WORDS - 1] >> 63 == 1;
     // Packed boundaries, if any, are what the emit of a run container then only unpacks:
     // the union of many arrays can come out as runs (wikileaks_srt: 20 of its 21 keys)
     // though no input was one.
     let mut packed = None;
-    let kind = if s.canonical {
-        let cap = max_canonical_runs(card);
+    let (card, kind) = if s.canonical {
         let bytes = crate::cast::bytes_of(&bits[..]);
-        // Each run but the last ends before a clear bit: a result with fewer clear bits
-        // than the cap is a run container whatever its runs, and their boundaries are
-        // packed in the pass that counts them (census-income `or`: two bitsets whose
-        // union is nearly full, 15 pairs).
-        let surely_runs = (1u32 << 16) - card < cap;
-        let packing = if pack_runs || surely_runs {
-            crate::simd::bitset_runs_packed_capped(bytes, cap, &mut s.packed)
-        } else {
-            None
-        };
-        let runs = match packing {
-            Some(runs) => {
-                packed = Some(runs).filter(|&runs| runs <= cap);
-                runs
+        // The bits and the runs in one pass, as far as any kind needs (the cap of a
+        // result of more values than an array holds; of fewer, the exact count decides).
+        let fused = match counted {
+            None if pack_runs => {
+                let cap = max_canonical_runs(1 << 16);
+                crate::simd::bitset_stats_packed_capped(bytes, cap, &mut s.packed)
             }
-            None => kernels::bits_runs_capped(bits, cap),
+            _ => None,
         };
-        canonical_kind(card, runs)
+        let (card, runs) = match fused {
+            Some((Some(card), runs)) => {
+                packed = Some(runs).filter(|&runs| runs <= max_canonical_runs(card));
+                (card, runs)
+            }
+            // More runs than any run container holds.
+            Some((None, runs)) => (kernels::bits_card(bits), runs),
+            None => {
+                let card = counted.unwrap_or_else(|| kernels::bits_card(bits));
+                let cap = max_canonical_runs(card);
+                // Each run but the last ends before a clear bit: a result with fewer clear
+                // bits than the cap is a run container whatever its runs, and their
+                // boundaries are packed in the pass that counts them (census-income `or`:
+                // two bitsets whose union is nearly full, 15 pairs).
+                let surely_runs = (1u32 << 16) - card < cap;
+                let packing = if pack_runs || surely_runs {
+                    crate::simd::bitset_runs_packed_capped(bytes, cap, &mut s.packed)
+                } else {
+                    None
+                };
+                let runs = match packing {
+                    Some(runs) => {
+                        packed = Some(runs).filter(|&runs| runs <= cap);
+                        runs
+                    }
+                    None => kernels::bits_runs_capped(bits, cap),
+                };
+                (card, runs)
+            }
+        };
+        (card, canonical_kind(card, runs))
     } else {
-        plain_kind(card)
+        let card = counted.unwrap_or_else(|| kernels::bits_card(bits));
+        (card, plain_kind(card))
     };
-    if kind != ContainerKind::Bitset {
-        s.bits.copy_from_slice(bits);
-        enc.payload.truncate(before);
-        s.set_bits_counted(card);
-        if kind == ContainerKind::Run {
-            s.packed_runs = packed;
+    match (kind, packed) {
+        (ContainerKind::Bitset, _) => enc.record(key, ContainerKind::Bitset, card, start),
+        // A run container straight from its packed boundaries: the bits are not copied.
+        (ContainerKind::Run, Some(runs)) => {
+            enc.payload.truncate(before);
+            let start = enc.begin(ContainerKind::Run, runs as usize);
+            let unpacked = super::encode::packed_runs_into(
+                &s.packed,
+                open_end,
+                runs as usize,
+                &mut enc.payload,
+            );
+            if !unpacked {
+                // Not reached (boundaries are packed only where they can be unpacked);
+                // nothing is written, and the caller computes the result again.
+                enc.payload.truncate(before);
+                return None;
+            }
+            enc.record(key, ContainerKind::Run, card, start);
         }
-        s.emit(key, enc);
-        return Some(u64::from(card));
+        _ => {
+            s.bits.copy_from_slice(bits);
+            enc.payload.truncate(before);
+            s.set_bits_counted(card);
+            s.emit(key, enc);
+        }
     }
-    enc.record(key, ContainerKind::Bitset, card, start);
     Some(u64::from(card))
 }
 
