@@ -6,7 +6,9 @@
 //!
 //! With `VS=<another operation>` the two alternate round by round and the medians of their
 //! round times are compared (`VS=cr_union_all ... union_all DIR`): the machines here are
-//! shared, and slow drifts then hit both alike.
+//! shared, and slow drifts then hit both alike. With `BLOCK=n` each takes the fastest of
+//! n − 1 runs in a row (after one to warm the caches) in each round: hot-cache times, as
+//! criterion's, still paired round by round.
 
 use std::time::Instant;
 
@@ -175,12 +177,26 @@ fn main() {
     // VS=<another operation>: the two alternate round by round (so that the machine's
     // slow drifts hit both alike), and the medians of their round times are compared.
     if let Ok(vs) = std::env::var("VS") {
+        // BLOCK=n: each half of a round runs its operation n times and keeps the fastest
+        // of the n − 1 after the first, a hot-cache time as criterion's loops measure
+        // (the default, 1, times one run right after the other operation's).
+        let block: usize = std::env::var("BLOCK")
+            .ok()
+            .and_then(|b| b.parse().ok())
+            .unwrap_or(1)
+            .max(1);
         let (mut mine, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
             for (o, times) in [(op.as_str(), &mut mine), (vs.as_str(), &mut theirs)] {
-                let start = Instant::now();
-                std::hint::black_box(run(o));
-                times.push(start.elapsed().as_secs_f64() * 1e6);
+                let mut best = f64::INFINITY;
+                for k in 0..block {
+                    let start = Instant::now();
+                    std::hint::black_box(run(o));
+                    if k > 0 || block == 1 {
+                        best = best.min(start.elapsed().as_secs_f64() * 1e6);
+                    }
+                }
+                times.push(best);
             }
         }
         let median = |v: &mut Vec<f64>| {

@@ -261,9 +261,12 @@ impl<'a> Directory<'a> {
         match self {
             Directory::Frozen(d) => {
                 let n = d.keys.len().min(d.cards.len()).min(d.descs.len());
-                let mut i = *cur;
-                while let (true, Some(key), Some(card), Some(desc)) =
-                    (i < n, d.keys.get(i), d.cards.get(i), d.descs.get(i))
+                let from = (*cur).min(n);
+                let mut i = from;
+                for ((key, card), desc) in d.keys[from..n]
+                    .iter()
+                    .zip(&d.cards[from..n])
+                    .zip(&d.descs[from..n])
                 {
                     let k = usize::from(key.get().wrapping_sub(lo));
                     if k >= end {
@@ -286,6 +289,22 @@ impl<'a> Directory<'a> {
                     *cur += 1;
                 }
             }
+        }
+    }
+}
+
+impl Directory<'_> {
+    /// Calls `f` with each key in order while it returns `true`; whether it always did.
+    /// The format is matched once, not at every key.
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    pub(crate) fn all_keys(&self, f: impl FnMut(u16) -> bool) -> bool {
+        fn all<K: Keys>(keys: K, mut f: impl FnMut(u16) -> bool) -> bool {
+            (0..keys.count()).all(|i| f(keys.at(i)))
+        }
+        match self {
+            Directory::Frozen(d) => all(d.keys, f),
+            Directory::Portable(d) => all(d.descs, f),
         }
     }
 }

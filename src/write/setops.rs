@@ -766,18 +766,20 @@ fn container_bound(
 fn count_keys(views: &[FrozenBitmap<'_>], lo: u16, span: usize, counts: &mut Vec<u32>) -> bool {
     counts.clear();
     counts.resize(span, 0);
-    for v in views {
+    views.iter().all(|v| {
         let mut next = 0usize; // every key is at least lo
-        for i in 0..v.dir.n() {
-            let k = usize::from(v.dir.key(i).wrapping_sub(lo));
-            if k < next || k >= span {
-                return false;
+        v.dir.all_keys(|key| {
+            let k = usize::from(key.wrapping_sub(lo));
+            match counts.get_mut(k) {
+                Some(c) if k >= next => {
+                    *c += 1;
+                    next = k + 1;
+                    true
+                }
+                _ => false,
             }
-            counts[k] += 1;
-            next = k + 1;
-        }
-    }
-    true
+        })
+    })
 }
 
 /// Keys are grouped by a counting sort (rather than through a heap) when their span is at
@@ -1050,5 +1052,40 @@ const SMALL_UNION: u64 = 128;
 fn copy_rest(d: &Directory<'_>, from: usize, s: &mut Scratch, enc: &mut super::encode::Encoder) {
     for i in from..d.n() {
         kernels::pass_through(d.container(i), d.key(i), enc, s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `count_keys` counts each key's containers and refuses inputs whose keys are not
+    /// strictly increasing (repeated or unordered, possible only through
+    /// `from_bytes_unchecked`), which the grouping by windows of keys needs.
+    #[test]
+    fn count_keys_counts_and_refuses_keys_out_of_order() {
+        let mut w = Writer::new();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        w.write_sorted([1, 2 << 16, 5 << 16], &mut a).unwrap();
+        w.write_sorted([3 << 16, 5 << 16 | 9], &mut b).unwrap();
+        let views = [
+            FrozenBitmap::from_bytes(&a).unwrap(),
+            FrozenBitmap::from_bytes(&b).unwrap(),
+        ];
+        let mut counts = Vec::new();
+        assert!(count_keys(&views, 0, 6, &mut counts));
+        assert_eq!(counts, [1, 0, 1, 1, 0, 2]);
+        // A key past the span.
+        assert!(!count_keys(&views, 0, 5, &mut counts));
+        // Keys repeated or unordered (as the directory of a view from
+        // `from_bytes_unchecked` can hold them).
+        for order in [[0u16, 2, 2], [0, 5, 2]] {
+            let keys = order.map(crate::cast::U16::new);
+            let mut v = views[0];
+            if let Directory::Frozen(d) = &mut v.dir {
+                d.keys = &keys;
+            }
+            assert!(!count_keys(&[v], 0, 6, &mut counts), "keys {order:?}");
+        }
     }
 }
