@@ -631,19 +631,8 @@ mod x86_kernels {
         cap: u32,
         packed: &mut super::Packed,
     ) -> u32 {
-        let (wp, ip) = (packed.words.as_mut_ptr(), packed.firsts.as_mut_ptr());
-        // Boundaries above `2 cap` mean more than `cap` runs, whatever follows.
-        let limit = cap.saturating_mul(2);
-        // SAFETY: both arrays have `PACKED_SLOTS` slots; the CPU has the features.
-        let (n, _, boundaries) = unsafe { pack_capped::<true, false, true>(bytes, wp, ip, limit) };
-        if boundaries > limit {
-            packed.n = 0;
-            return cap.saturating_add(1);
-        }
-        packed.n = n;
-        // As in `bitset_stats_packed`: the end of a run reaching bit 65535 is not packed.
-        let boundaries = boundaries + u32::from(bytes[crate::cast::BITSET_BYTES - 1] >> 7);
-        boundaries / 2
+        // SAFETY: the caller's guarantee.
+        unsafe { packed_capped::<false>(bytes, cap, packed) }.1
     }
 
     /// See [`super::bitset_stats_packed_capped`].
@@ -657,12 +646,31 @@ mod x86_kernels {
         cap: u32,
         packed: &mut super::Packed,
     ) -> (Option<u32>, u32) {
+        // SAFETY: the caller's guarantee.
+        unsafe { packed_capped::<true>(bytes, cap, packed) }
+    }
+
+    /// The runs of a bitset counted as far as `cap` needs, their boundaries packed into
+    /// `packed` if there are at most `cap` (else `packed` is emptied and the count is
+    /// `cap + 1`), and with `STATS` its set bits counted in the same pass (`None` when
+    /// the pass stopped early; `Some(0)` without `STATS`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ, and POPCNT.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq,popcnt")]
+    unsafe fn packed_capped<const STATS: bool>(
+        bytes: &[u8; crate::cast::BITSET_BYTES],
+        cap: u32,
+        packed: &mut super::Packed,
+    ) -> (Option<u32>, u32) {
         let (wp, ip) = (packed.words.as_mut_ptr(), packed.firsts.as_mut_ptr());
-        // As in `bitset_runs_packed_capped`.
+        // Boundaries above `2 cap` mean more than `cap` runs, whatever follows.
         let limit = cap.saturating_mul(2);
         // SAFETY: both arrays have `PACKED_SLOTS` slots; the CPU has the features.
         let (n, card, boundaries) =
-            unsafe { pack_capped::<true, true, true>(bytes, wp, ip, limit) };
+            unsafe { pack_capped::<true, STATS, true>(bytes, wp, ip, limit) };
         if boundaries > limit {
             packed.n = 0;
             return (None, cap.saturating_add(1));

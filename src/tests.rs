@@ -660,19 +660,14 @@ fn bitset_extraction_matches_the_values() {
             Some(stats) => {
                 assert_eq!(stats, (card, nruns), "counts of {} values", lows.len());
                 let open_end = words[crate::cast::BITSET_WORDS - 1].get() >> 63 == 1;
-                let mut out = alloc::vec![9u8; 3];
-                assert!(packed_runs_into(
-                    &packed,
-                    open_end,
-                    nruns as usize,
-                    &mut out
-                ));
-                assert_eq!(
-                    &out[3..],
-                    &expected[..],
-                    "packed runs of {} values",
-                    lows.len()
-                );
+                // The runs unpacked from `p` (appended after what `out` holds).
+                let unpacked = |p: &crate::simd::Packed| {
+                    let mut out = alloc::vec![9u8; 3];
+                    assert!(packed_runs_into(p, open_end, nruns as usize, &mut out));
+                    assert_eq!(&out[..3], &[9, 9, 9]);
+                    out.split_off(3)
+                };
+                assert_eq!(unpacked(&packed), expected, "packed runs of {}", lows.len());
                 // Counted as far as a cap needs: exact (and packed) up to it, above it past.
                 let bytes = crate::cast::bytes_of(words);
                 let mut capped = crate::simd::Packed::new();
@@ -680,14 +675,7 @@ fn bitset_extraction_matches_the_values() {
                 assert!(below.unwrap() > nruns - 1, "capped runs of {}", lows.len());
                 let at = crate::simd::bitset_runs_packed_capped(bytes, nruns, &mut capped);
                 assert_eq!(at, Some(nruns), "capped runs of {} values", lows.len());
-                let mut out = alloc::vec![9u8; 3];
-                assert!(packed_runs_into(
-                    &capped,
-                    open_end,
-                    nruns as usize,
-                    &mut out
-                ));
-                assert_eq!(&out[3..], &expected[..], "capped packed runs");
+                assert_eq!(unpacked(&capped), expected, "capped packed runs");
                 // Counted with the bits in the same pass: the bits' count only up to the cap.
                 let below = crate::simd::bitset_stats_packed_capped(bytes, nruns - 1, &mut capped);
                 let (no_card, over) = below.unwrap();
@@ -699,14 +687,7 @@ fn bitset_extraction_matches_the_values() {
                     "stats capped of {}",
                     lows.len()
                 );
-                let mut out = alloc::vec![9u8; 3];
-                assert!(packed_runs_into(
-                    &capped,
-                    open_end,
-                    nruns as usize,
-                    &mut out
-                ));
-                assert_eq!(&out[3..], &expected[..], "stats capped packed runs");
+                assert_eq!(unpacked(&capped), expected, "stats capped packed runs");
             }
             None => {
                 // Only where AVX-512 is missing or capped off.
