@@ -17,6 +17,17 @@ pub(crate) struct FrozenDir<'a> {
     pub(crate) body: &'a [u8],
 }
 
+impl<'a> FrozenDir<'a> {
+    /// The container a directory entry describes (descriptor and stored cardinality − 1),
+    /// with its cardinality.
+    #[inline(always)]
+    fn entry(&self, desc: &U32, card: &U16) -> (Container<'a>, u32) {
+        let (desc, card) = (desc.get(), u32::from(card.get()) + 1);
+        let kind = ContainerKind::from_code(desc);
+        (payload(self.body, kind, (desc >> 2) as usize, card), card)
+    }
+}
+
 impl FrozenDir<'static> {
     pub(crate) const EMPTY: FrozenDir<'static> = FrozenDir {
         keys: &[],
@@ -220,16 +231,7 @@ impl<'a> Directory<'a> {
     pub(crate) fn container(&self, i: usize) -> Container<'a> {
         match self {
             Directory::Frozen(d) => match (d.descs.get(i), d.cards.get(i)) {
-                (Some(desc), Some(card)) => {
-                    let desc = desc.get();
-                    let kind = ContainerKind::from_code(desc);
-                    payload(
-                        d.body,
-                        kind,
-                        (desc >> 2) as usize,
-                        u32::from(card.get()) + 1,
-                    )
-                }
+                (Some(desc), Some(card)) => d.entry(desc, card).0,
                 _ => EMPTY,
             },
             Directory::Portable(d) => {
@@ -241,9 +243,7 @@ impl<'a> Directory<'a> {
             }
         }
     }
-}
 
-impl<'a> Directory<'a> {
     /// Walks containers from `*cur` while their key is below `lo + end`, calling
     /// `f(key - lo, container, stored cardinality)` for each, and leaves `*cur` at the
     /// first one not walked: the grouping loop of the many-way operations (keys at least
@@ -272,9 +272,8 @@ impl<'a> Directory<'a> {
                     if k >= end {
                         break;
                     }
-                    let (card, desc) = (u32::from(card.get()) + 1, desc.get());
-                    let kind = ContainerKind::from_code(desc);
-                    f(k, payload(d.body, kind, (desc >> 2) as usize, card), card);
+                    let (c, card) = d.entry(desc, card);
+                    f(k, c, card);
                     i += 1;
                 }
                 *cur = i;
@@ -291,9 +290,7 @@ impl<'a> Directory<'a> {
             }
         }
     }
-}
 
-impl Directory<'_> {
     /// Calls `f` with each key in order while it returns `true`; whether it always did.
     /// The format is matched once, not at every key.
     #[cfg(feature = "alloc")]

@@ -951,12 +951,14 @@ fn bits_in_place(
     // though no input was one.
     let mut packed = None;
     let (card, kind) = if s.canonical {
-        let bytes = crate::cast::bytes_of(&bits[..]);
         // The bits and the runs in one pass, as far as any kind needs (the cap of a
         // result of more values than an array holds; of fewer, the exact count decides).
         let fused = match counted {
             None if pack_runs => {
-                let cap = max_canonical_runs(1 << 16);
+                let (bytes, cap) = (
+                    crate::cast::bytes_of(&bits[..]),
+                    max_canonical_runs(1 << 16),
+                );
                 crate::simd::bitset_stats_packed_capped(bytes, cap, &mut s.packed)
             }
             _ => None,
@@ -970,24 +972,8 @@ fn bits_in_place(
             Some((None, runs)) => (kernels::bits_card(bits), runs),
             None => {
                 let card = counted.unwrap_or_else(|| kernels::bits_card(bits));
-                let cap = max_canonical_runs(card);
-                // Each run but the last ends before a clear bit: a result with fewer clear
-                // bits than the cap is a run container whatever its runs, and their
-                // boundaries are packed in the pass that counts them (census-income `or`:
-                // two bitsets whose union is nearly full, 15 pairs).
-                let surely_runs = (1u32 << 16) - card < cap;
-                let packing = if pack_runs || surely_runs {
-                    crate::simd::bitset_runs_packed_capped(bytes, cap, &mut s.packed)
-                } else {
-                    None
-                };
-                let runs = match packing {
-                    Some(runs) => {
-                        packed = Some(runs).filter(|&runs| runs <= cap);
-                        runs
-                    }
-                    None => kernels::bits_runs_capped(bits, cap),
-                };
+                let (runs, boundaries) = counted_runs(bits, card, pack_runs, &mut s.packed);
+                packed = boundaries;
                 (card, runs)
             }
         };
@@ -1024,6 +1010,31 @@ fn bits_in_place(
         }
     }
     Some(u64::from(card))
+}
+
+/// The runs of a result bitset of `card` values, counted as far as its canonical kind
+/// needs, and `Some` of them if their boundaries are in `packed` (see [`bits_in_place`]).
+fn counted_runs(
+    bits: &[u64; crate::cast::BITSET_WORDS],
+    card: u32,
+    pack_runs: bool,
+    packed: &mut crate::simd::Packed,
+) -> (u32, Option<u32>) {
+    let cap = crate::format::max_canonical_runs(card);
+    // Each run but the last ends before a clear bit: a result with fewer clear bits than
+    // the cap is a run container whatever its runs, and their boundaries are packed in
+    // the pass that counts them (census-income `or`: two bitsets whose union is nearly
+    // full, 15 pairs).
+    let surely_runs = (1u32 << 16) - card < cap;
+    let packing = if pack_runs || surely_runs {
+        crate::simd::bitset_runs_packed_capped(crate::cast::bytes_of(&bits[..]), cap, packed)
+    } else {
+        None
+    };
+    match packing {
+        Some(runs) => (runs, Some(runs).filter(|&runs| runs <= cap)),
+        None => (kernels::bits_runs_capped(bits, cap), None),
+    }
 }
 
 /// Keeps, once, each value that occurs an odd number of times in sorted `values`.
