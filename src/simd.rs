@@ -177,6 +177,22 @@ pub(crate) fn scan_count_u16(small: &[U16], large: &[U16]) -> Option<u64> {
     None
 }
 
+/// Appends `small ∩ large` (sorted `u16` arrays, `large` several times longer) to `out`,
+/// looking each value of `small` up as [`scan_count_u16`] does; `false` (and nothing
+/// appended) if the CPU lacks AVX2 (the caller gallops instead).
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn scan_u16(small: &[U16], large: &[U16], out: &mut alloc::vec::Vec<u16>) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v3() {
+        // SAFETY: `has_v3` confirmed AVX2 and POPCNT on this CPU.
+        unsafe { x86_kernels::scan_u16(small, large, out) };
+        return true;
+    }
+    let _ = (small, large, out);
+    false
+}
+
 /// Appends `a ∩ b` (sorted `u16` arrays) to `out` with SSE block compares; `false` (and
 /// nothing appended) if the CPU lacks the features (the caller then merges in scalar code).
 #[cfg(feature = "alloc")]
@@ -939,6 +955,36 @@ mod x86_kernels {
             true
         });
         n
+    }
+
+    /// See [`super::scan_u16`]: [`scan_matches`], each match stored in room reserved for
+    /// all of `small` (a corrupt payload's repeated values can match more often: the
+    /// matches beyond the room are dropped).
+    #[cfg(feature = "alloc")]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn scan_u16(small: &[U16], large: &[U16], out: &mut alloc::vec::Vec<u16>) {
+        let start = out.len();
+        out.resize(start + small.len(), 0);
+        let k = scan_store(small, large, &mut out[start..], 0);
+        out.truncate(start + k);
+    }
+
+    /// [`scan_matches`] storing the matches in `dst` from index `k` on; returns the index
+    /// past the last one stored. Matches beyond `dst`'s end (only repeated values, from a
+    /// corrupt payload, can make more than there is room for) end the scan.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    fn scan_store(small: &[U16], large: &[U16], dst: &mut [u16], mut k: usize) -> usize {
+        scan_matches(small, large, |v| match dst.get_mut(k) {
+            Some(slot) => {
+                *slot = v;
+                k += 1;
+                true
+            }
+            None => false,
+        });
+        k
     }
 
     /// Calls `on_match(v)` for each value `v` of `small` found in `large` (both sorted), in
@@ -1879,14 +1925,7 @@ mod x86_kernels {
         // which can be long (a merge would step through it value by value).
         let (a, b) = (&a[i..], &b[j..]);
         let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-        scan_matches(small, large, |v| match dst.get_mut(k) {
-            Some(slot) => {
-                *slot = v;
-                k += 1;
-                true
-            }
-            None => false,
-        });
+        k = scan_store(small, large, dst, k);
         out.truncate(start + k);
     }
 

@@ -545,6 +545,13 @@ fn simd_array_kernels_match_the_model() {
             if crate::simd::intersect_u16(x, y, &mut out) {
                 assert_eq!(out, inter, "intersection of {} and {}", x.len(), y.len());
             }
+            // The scan takes any two sorted arrays (it is fastest for lopsided ones), and
+            // appends after what `out` holds.
+            let mut out = alloc::vec![7u16];
+            if crate::simd::scan_u16(x, y, &mut out) {
+                assert_eq!(out[0], 7);
+                assert_eq!(out[1..], inter[..], "scan of {} in {}", x.len(), y.len());
+            }
         }
         let in_both = |v: &u16| a.binary_search(v).is_ok() && b.binary_search(v).is_ok();
         let xor: Vec<u16> = union.iter().copied().filter(|v| !in_both(v)).collect();
@@ -883,10 +890,11 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
             let _ = crate::simd::scan_count_u16(x, y);
             let _ = crate::simd::count_runs_u16(x);
             let _ = crate::simd::count_runs_u16_capped(x, 7);
-            for k in 0..4 {
+            for k in 0..5 {
                 out.clear();
                 let _ = match k {
                     0 => crate::simd::intersect_u16(x, y, &mut out),
+                    4 => crate::simd::scan_u16(x, y, &mut out),
                     1 => crate::simd::union_u16(x, y, &mut out),
                     2 => crate::simd::difference_u16(x, y, &mut out),
                     _ => crate::simd::xor_u16(x, y, &mut out),

@@ -13,6 +13,8 @@ use crate::write::encode::{bitset_runs_into, fill_bits, run_words, Encoder};
 
 /// Size ratio above which sorted-array kernels gallop through the larger array.
 const GALLOP_RATIO: usize = 32;
+/// Up to this size ratio, a 16-wide SIMD scan of the larger array beats galloping.
+const SCAN_RATIO: usize = 256;
 
 /// Values plus runs up to which an array and a run container are combined (∪, ⊕, −) as
 /// run lists; larger pairs go through a bitset (word fills for the runs, one bit per
@@ -883,6 +885,11 @@ fn gallop(large: &[U16], lo: usize, v: u16) -> usize {
 fn and_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
     let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if small.len() * GALLOP_RATIO < large.len() {
+        // Up to `SCAN_RATIO`, scanned 16 values at a time (census1881 `and` on a Xeon:
+        // 0.88 of CRoaring's speed galloping, 1.65 scanning); galloping above.
+        if small.len() * SCAN_RATIO >= large.len() && crate::simd::scan_u16(small, large, out) {
+            return;
+        }
         let mut j = 0;
         for v in small {
             let v = v.get();
