@@ -9,6 +9,16 @@
 //! shared, and slow drifts then hit both alike. With `BLOCK=n` each takes the fastest of
 //! n − 1 runs in a row (after one to warm the caches) in each round: hot-cache times, as
 //! criterion's, still paired round by round.
+//!
+//! `profile sweep ROOT` does that for every operation against CRoaring's on every dataset
+//! folder under `ROOT` (e.g. `../shared/realdata`) and prints the table of ratios,
+//! CRoaring's time ÷ ours, each the median of the rounds' ratios (`ROUNDS`, default 30;
+//! `BLOCK`, default 4; `ONLY=and,union_all` for some operations only):
+//!
+//! ```text
+//! cargo build --release --example profile
+//! target/release/examples/profile sweep ../shared/realdata
+//! ```
 
 use std::time::Instant;
 
@@ -16,13 +26,149 @@ use frozen_roaring::{FrozenBitmap, Writer};
 
 mod common;
 
+/// Our operations and CRoaring's that the sweep pairs: on its frozen views for the pairwise
+/// ones, on its owned bitmaps (`fast_or`, `fast_xor`, `andnot` of `fast_or`) for the
+/// many-way ones, which its views cannot do.
+const SWEEP: [(&str, &str); 8] = [
+    ("and", "crv_and"),
+    ("or", "crv_or"),
+    ("xor", "crv_xor"),
+    ("andnot", "crv_andnot"),
+    ("inter", "crv_inter"),
+    ("union_all", "cr_union_all"),
+    ("xor_all", "cr_xor_all"),
+    ("diff_all", "cr_diff_all"),
+];
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(default)
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
-        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR");
+        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR, or profile sweep ROOT");
         std::process::exit(2);
     };
-    let sets = common::read_sets(dir.as_ref());
+    if op == "sweep" {
+        return sweep(dir.as_ref());
+    }
+    let vs = std::env::var("VS").ok();
+    let wanted = [op.as_str(), vs.as_deref().unwrap_or("")];
+    with_dataset(dir.as_ref(), &wanted, |run| {
+        let rounds = env_number("ROUNDS", 500);
+        // VS=<another operation>: the two alternate round by round (so that the machine's
+        // slow drifts hit both alike), and the medians of their round times are compared.
+        if let Some(vs) = &vs {
+            let (m, t, r) = paired(run, &op, vs, rounds, env_number("BLOCK", 1));
+            println!(
+                "{op} {m:.1} µs, {vs} {t:.1} µs: {vs} ÷ {op} = {:.2} (median of the rounds' ratios {r:.2})",
+                t / m
+            );
+            return;
+        }
+        let start = Instant::now();
+        let mut t = 0u64;
+        for _ in 0..rounds {
+            t += run(&op);
+        }
+        println!(
+            "{op}: {t} ({:.1} µs per round)",
+            start.elapsed().as_secs_f64() * 1e6 / rounds as f64
+        );
+    });
+}
+
+/// `profile sweep ROOT`: every pair of [`SWEEP`] on every dataset folder under `root`, as
+/// a Markdown table of CRoaring's time ÷ ours (each the median of the rounds' ratios).
+fn sweep(root: &std::path::Path) {
+    let (rounds, block) = (env_number("ROUNDS", 30), env_number("BLOCK", 4));
+    let only = std::env::var("ONLY").ok();
+    let ops: Vec<_> = SWEEP
+        .iter()
+        .filter(|(op, _)| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|x| x == *op))
+        })
+        .collect();
+    let mut folders: Vec<_> = std::fs::read_dir(root)
+        .unwrap_or_else(|e| panic!("{}: not a readable folder ({e})", root.display()))
+        .map(|e| e.expect("a readable folder entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    println!(
+        "ROUNDS={rounds} BLOCK={block}: CRoaring's time ÷ ours, median of the rounds' ratios\n"
+    );
+    let names: Vec<_> = ops.iter().map(|(op, vs)| format!("{op} / {vs}")).collect();
+    println!("| dataset | {} |", names.join(" | "));
+    println!("| --- |{}", " --- |".repeat(ops.len()));
+    for folder in folders {
+        let name = folder
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let wanted: Vec<&str> = ops.iter().flat_map(|(op, vs)| [*op, *vs]).collect();
+        with_dataset(&folder, &wanted, |run| {
+            let cells: Vec<String> = ops
+                .iter()
+                .map(|(op, vs)| format!("{:.2}", paired(run, op, vs, rounds, block).2))
+                .collect();
+            println!("| {name} | {} |", cells.join(" | "));
+        });
+    }
+}
+
+/// `op` and `vs` alternated for `rounds` rounds, each taking the fastest of `block − 1`
+/// runs after a first one (or the one run with `block` 1): the median times of both, in
+/// µs, and the median of the rounds' ratios (`vs`'s time ÷ `op`'s).
+fn paired(
+    run: &mut dyn FnMut(&str) -> u64,
+    op: &str,
+    vs: &str,
+    rounds: usize,
+    block: usize,
+) -> (f64, f64, f64) {
+    let block = block.max(1);
+    let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.max(1) {
+        for (o, times) in [(op, &mut mine), (vs, &mut theirs)] {
+            let mut best = f64::INFINITY;
+            for k in 0..block {
+                let start = Instant::now();
+                std::hint::black_box(run(o));
+                if k > 0 || block == 1 {
+                    best = best.min(start.elapsed().as_secs_f64() * 1e6);
+                }
+            }
+            times.push(best);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    // Each round's ratio too: the two halves of a round run back to back, so their ratio
+    // drifts less than the separate medians when the machine's speed changes.
+    let mut ratios: Vec<f64> = theirs.iter().zip(&mine).map(|(t, m)| t / m).collect();
+    let r = median(&mut ratios);
+    (median(&mut mine), median(&mut theirs), r)
+}
+
+/// Loads the dataset in `dir` (our views, CRoaring's bitmaps, and its frozen views or
+/// roaring-rs's bitmaps if one of the `wanted` operations runs on them) and calls `f` with
+/// the function that runs an operation on it once.
+fn with_dataset(
+    dir: &std::path::Path,
+    wanted: &[&str],
+    f: impl FnOnce(&mut dyn FnMut(&str) -> u64),
+) {
+    let crv = wanted.iter().any(|o| o.starts_with("crv_"));
+    let sets = common::read_sets(dir);
     let mut w = Writer::new();
     let bufs: Vec<Vec<u8>> = sets
         .iter()
@@ -55,35 +201,30 @@ fn main() {
         .collect();
     // CRoaring's frozen views (as the benchmarks use), for `crv_inter`: each serialized
     // 32-byte aligned at the end of its own buffer, which is leaked.
-    let crv: Vec<croaring::BitmapView<'static>> =
-        if op.starts_with("crv_") || std::env::var("VS").is_ok_and(|v| v.starts_with("crv_")) {
-            cr.iter()
-                .map(|b| {
-                    let mut buf = Vec::new();
-                    let _ = b.serialize_into_vec::<croaring::Frozen>(&mut buf);
-                    let size = b.get_serialized_size_in_bytes::<croaring::Frozen>();
-                    let buf: &'static [u8] = Vec::leak(buf);
-                    let bytes = &buf[buf.len() - size..];
-                    // SAFETY: `serialize_into_vec` places the frozen bytes 32-byte aligned at
-                    // the end of the vector, which is leaked, so it outlives the view.
-                    unsafe { croaring::BitmapView::deserialize::<croaring::Frozen>(bytes) }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+    let crv: Vec<croaring::BitmapView<'static>> = if crv {
+        cr.iter()
+            .map(|b| {
+                let mut buf = Vec::new();
+                let _ = b.serialize_into_vec::<croaring::Frozen>(&mut buf);
+                let size = b.get_serialized_size_in_bytes::<croaring::Frozen>();
+                let buf: &'static [u8] = Vec::leak(buf);
+                let bytes = &buf[buf.len() - size..];
+                // SAFETY: `serialize_into_vec` places the frozen bytes 32-byte aligned at
+                // the end of the vector, which is leaked, so it outlives the view.
+                unsafe { croaring::BitmapView::deserialize::<croaring::Frozen>(bytes) }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     // roaring-rs's owned bitmaps, for `rr_contains`.
-    let rr: Vec<roaring::RoaringBitmap> = if op.starts_with("rr_") {
+    let rr: Vec<roaring::RoaringBitmap> = if wanted.iter().any(|o| o.starts_with("rr_")) {
         sets.iter()
             .map(|s| roaring::RoaringBitmap::from_sorted_iter(s.iter().copied()).unwrap())
             .collect()
     } else {
         Vec::new()
     };
-    let rounds: u32 = std::env::var("ROUNDS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(500);
     // RELAXED=1: set operations without canonical kinds (`Writer::with_canonical(false)`).
     if std::env::var_os("RELAXED").is_some_and(|v| v == "1") {
         w = Writer::new().with_canonical(false);
@@ -174,55 +315,7 @@ fn main() {
             _ => panic!("unknown operation {op}"),
         }
     };
-    // VS=<another operation>: the two alternate round by round (so that the machine's
-    // slow drifts hit both alike), and the medians of their round times are compared.
-    if let Ok(vs) = std::env::var("VS") {
-        // BLOCK=n: each half of a round runs its operation n times and keeps the fastest
-        // of the n − 1 after the first, a hot-cache time as criterion's loops measure
-        // (the default, 1, times one run right after the other operation's).
-        let block: usize = std::env::var("BLOCK")
-            .ok()
-            .and_then(|b| b.parse().ok())
-            .unwrap_or(1)
-            .max(1);
-        let (mut mine, mut theirs) = (Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            for (o, times) in [(op.as_str(), &mut mine), (vs.as_str(), &mut theirs)] {
-                let mut best = f64::INFINITY;
-                for k in 0..block {
-                    let start = Instant::now();
-                    std::hint::black_box(run(o));
-                    if k > 0 || block == 1 {
-                        best = best.min(start.elapsed().as_secs_f64() * 1e6);
-                    }
-                }
-                times.push(best);
-            }
-        }
-        let median = |v: &mut Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
-        // Each round's ratio too: the two halves of a round run back to back, so their
-        // ratio drifts less than the separate medians when the machine's speed changes.
-        let mut ratios: Vec<f64> = theirs.iter().zip(&mine).map(|(t, m)| t / m).collect();
-        let r = median(&mut ratios);
-        let (m, t) = (median(&mut mine), median(&mut theirs));
-        println!(
-            "{op} {m:.1} µs, {vs} {t:.1} µs: {vs} ÷ {op} = {:.2} (median of the rounds' ratios {r:.2})",
-            t / m
-        );
-        return;
-    }
-    let start = Instant::now();
-    let mut t = 0u64;
-    for _ in 0..rounds {
-        t += run(&op);
-    }
-    println!(
-        "{op}: {t} ({:.1} µs per round)",
-        start.elapsed().as_secs_f64() * 1e6 / f64::from(rounds)
-    );
+    f(&mut run);
 }
 
 /// The cardinality of CRoaring's result of `op` (and, or, xor, andnot) on `a` and `b`.
