@@ -473,6 +473,30 @@ pub(crate) fn fill_runs_wide(
     0
 }
 
+/// The start of [`filter_by_runs`](crate::algebra::kernels)' merge, 32 values a step with
+/// AVX-512: the values of the sorted array `a` inside (`IN`) or outside the runs `r` are
+/// written to `dst` from index 0 on. Each step compares the next 32 values with the
+/// current run and keeps those inside it (or those before it); it moves on to the next 32
+/// values if all are within the run's end, else to the next run. Stops when fewer than 32
+/// values or no run are left, and returns how far it got in `a`, in `r` and in `dst`
+/// (`(0, 0, 0)` without AVX-512): the caller merges the rest. `dst` needs room for all of
+/// `a` and 32 more. Values out of order (a corrupt payload) only give wrong values.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn filter_by_runs_wide<const IN: bool>(
+    a: &[U16],
+    r: &[crate::cast::RunLE],
+    dst: &mut [u16],
+) -> (usize, usize, usize) {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW and VBMI2, and POPCNT on this CPU.
+        return unsafe { x86_kernels::filter_by_runs_wide::<IN>(a, r, dst) };
+    }
+    let _ = (a, r, dst);
+    (0, 0, 0)
+}
+
 /// [`fill_runs_wide`] clearing the runs' bits instead of setting them: returns how many
 /// runs it cleared and how many of their bits were set.
 #[cfg(feature = "alloc")]
@@ -585,6 +609,51 @@ mod x86_kernels {
             }
         }
         done
+    }
+
+    /// See [`super::filter_by_runs_wide`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW and VBMI2, and POPCNT.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+    pub(super) unsafe fn filter_by_runs_wide<const IN: bool>(
+        a: &[U16],
+        r: &[crate::cast::RunLE],
+        dst: &mut [u16],
+    ) -> (usize, usize, usize) {
+        let (mut i, mut j, mut k) = (0, 0, 0);
+        // Each step keeps at most the values it moves past (`keep` ⊆ `le`), so `k <= i`.
+        while i + 32 <= a.len() && k + 32 <= dst.len() {
+            let Some(run) = r.get(j) else { break };
+            // Runs that end before the next value are skipped in scalar code (many runs
+            // between values: census-income_srt's `and` 11 % faster so than a vector step
+            // per run).
+            if run.end() < u32::from(a[i].get()) {
+                j += 1;
+                continue;
+            }
+            // `end` is at most 65535 (`RunLE::end` cuts a corrupt run there).
+            let (st, en) = (run.start() as u16, run.end() as u16);
+            // SAFETY: `i + 32 <= a.len()`: the 64 bytes read lie inside `a`; unaligned.
+            let v = unsafe { _mm512_loadu_si512(a.as_ptr().add(i).cast()) };
+            let le = _mm512_cmple_epu16_mask(v, _mm512_set1_epi16(en as i16));
+            let ge = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(st as i16));
+            // Outside the runs: the values before this one (after the previous run).
+            let keep = if IN { le & ge } else { le & !ge };
+            let kept = _mm512_maskz_compress_epi16(keep, v);
+            // SAFETY: `k + 32 <= dst.len()`: the 64 bytes written lie inside `dst`;
+            // unaligned.
+            unsafe { _mm512_storeu_si512(dst.as_mut_ptr().add(k).cast(), kept) };
+            k += keep.count_ones() as usize;
+            // Sorted values: those up to the run's end are a prefix of the 32.
+            let past = le.count_ones() as usize;
+            i += past;
+            j += usize::from(past < 32);
+        }
+        (i, j, k)
     }
 
     /// See [`super::bitset_positions`]: [`pack`] into buffers on the stack, then

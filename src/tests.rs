@@ -890,6 +890,21 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
             let _ = crate::simd::scan_count_u16(x, y);
             let _ = crate::simd::count_runs_u16(x);
             let _ = crate::simd::count_runs_u16_capped(x, 7);
+            // Runs out of order, overlapping, past 65535.
+            let runs: Vec<crate::cast::RunLE> = y
+                .chunks_exact(2)
+                .map(|p| crate::cast::RunLE {
+                    start: p[0],
+                    len_minus_one: p[1],
+                })
+                .collect();
+            let mut dst = alloc::vec![0u16; x.len() + 32];
+            for (i, j, k) in [
+                crate::simd::filter_by_runs_wide::<true>(x, &runs, &mut dst),
+                crate::simd::filter_by_runs_wide::<false>(x, &runs, &mut dst),
+            ] {
+                assert!(i <= x.len() && j <= runs.len() && k <= i, "{i} {j} {k}");
+            }
             for k in 0..5 {
                 out.clear();
                 let _ = match k {
