@@ -1027,8 +1027,7 @@ mod x86_kernels {
     }
 
     /// See [`super::scan_u16`]: [`scan_matches`], each match stored in room reserved for
-    /// all of `small` (a corrupt payload's repeated values can match more often: the
-    /// matches beyond the room are dropped).
+    /// all of `small` (each of its values matches at most once, so the room suffices).
     #[cfg(feature = "alloc")]
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) unsafe fn scan_u16(small: &[U16], large: &[U16], out: &mut alloc::vec::Vec<u16>) {
