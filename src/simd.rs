@@ -150,6 +150,78 @@ pub(crate) use dispatch;
 
 use crate::cast::U16;
 
+/// What [`bit_op`] does to a value's bit.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BitOp {
+    /// Sets it (union).
+    Set,
+    /// Flips it (symmetric difference).
+    Flip,
+    /// Clears it (difference).
+    Clear,
+}
+
+/// Sets, flips or clears bit `v` of `bits`: the inner step of setting an array's values
+/// into a bitset. On x86-64 it is the word's load, a `bts` (`btc`, `btr`) on a register and
+/// the store, as CRoaring's `bitset_set_list` does, which LLVM does not emit for
+/// `*word |= 1 << (v & 63)` (it shifts, then ors into memory): the union of all of
+/// census1881 is 9 % faster so on the Xeon. Elsewhere, and under Miri (which runs no
+/// assembly), [`bit_op_portable`].
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn bit_op(bits: &mut [u64; crate::cast::BITSET_WORDS], v: u16, op: BitOp) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        use core::arch::asm;
+        let words = bits.as_mut_ptr();
+        let pos = u64::from(v);
+        macro_rules! load_bit_store {
+            ($bit:literal) => {
+                asm!(
+                    "mov {off:e}, {pos:e}",
+                    "shr {off:e}, 6",
+                    "mov {word}, qword ptr [{words} + {off} * 8]",
+                    concat!($bit, " {word}, {pos}"),
+                    "mov qword ptr [{words} + {off} * 8], {word}",
+                    off = out(reg) _, word = out(reg) _,
+                    pos = in(reg) pos, words = in(reg) words,
+                    options(nostack),
+                )
+            };
+        }
+        // SAFETY: the word index is `v >> 6` (the 32-bit `shr` of a value below 2^16),
+        // at most 1023, and `bits` has 1024 words: the 8-byte load and store at
+        // `words + 8 × index` are inside `bits`, aligned for `u64`, and `bits` is borrowed
+        // mutably, so nothing else reads or writes that word meanwhile. The assembly
+        // touches no other memory and no stack, writes only its two scratch registers and
+        // the flags (declared clobbered by default), and the bit operand of a register
+        // `bts` is taken modulo 64.
+        unsafe {
+            match op {
+                BitOp::Set => load_bit_store!("bts"),
+                BitOp::Flip => load_bit_store!("btc"),
+                BitOp::Clear => load_bit_store!("btr"),
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    bit_op_portable(bits, v, op);
+}
+
+/// [`bit_op`] in plain Rust (what the tests compare it with).
+#[cfg(feature = "alloc")]
+#[cfg_attr(all(target_arch = "x86_64", not(miri), not(test)), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn bit_op_portable(bits: &mut [u64; crate::cast::BITSET_WORDS], v: u16, op: BitOp) {
+    let (word, bit) = (&mut bits[usize::from(v >> 6)], 1u64 << (v & 63));
+    match op {
+        BitOp::Set => *word |= bit,
+        BitOp::Flip => *word ^= bit,
+        BitOp::Clear => *word &= !bit,
+    }
+}
+
 /// `|a ∩ b|` for two sorted `u16` arrays with SSE (8×8 all-pairs block compares), or
 /// `None` if the CPU lacks the features (the caller then merges in scalar code).
 #[inline]

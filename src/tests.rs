@@ -312,6 +312,38 @@ fn intersection_len_of_every_kind_pair_matches_the_model() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // the assembly step; under Miri both are the portable one
+fn bit_op_matches_the_portable_step() {
+    use crate::simd::{bit_op, bit_op_portable, BitOp};
+    let mut next = xorshift(99);
+    let mut start = [0u64; crate::cast::BITSET_WORDS];
+    start
+        .iter_mut()
+        .for_each(|w| *w = next(u64::MAX) ^ (next(u64::MAX) << 32));
+    // The ends of words and of the bitset, then random values with repeats (a flip twice).
+    let mut values: Vec<u16> = alloc::vec![0, 1, 63, 64, 127, 65_472, 65_535, 65_535];
+    values.extend((0..3000).map(|_| next(65_536) as u16));
+    values.extend_from_within(..500);
+    for op in [BitOp::Set, BitOp::Flip, BitOp::Clear] {
+        let (mut fast, mut portable) = (start, start);
+        for &v in &values {
+            let was = (fast[usize::from(v >> 6)] >> (v & 63)) & 1;
+            bit_op(&mut fast, v, op);
+            bit_op_portable(&mut portable, v, op);
+            let now = (fast[usize::from(v >> 6)] >> (v & 63)) & 1;
+            let want = match op {
+                BitOp::Set => 1,
+                BitOp::Flip => was ^ 1,
+                BitOp::Clear => 0,
+            };
+            assert_eq!(now, want, "{op:?} {v}");
+        }
+        assert!(fast == portable, "{op:?}");
+        assert!(fast != start, "{op:?} changed nothing");
+    }
+}
+
+#[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn accelerated_set_kernels_match_scalar() {
     let _guard = FORCE.lock();

@@ -9,6 +9,7 @@ use super::Op;
 use crate::cast::{BitsetLE, RunLE, BITSET_WORDS, U16};
 use crate::container::Container;
 use crate::format::{ContainerKind, ARRAY_MAX};
+use crate::simd::BitOp;
 use crate::write::encode::{bitset_runs_into, fill_bits, run_words, Encoder};
 
 /// Size ratio above which sorted-array kernels gallop through the larger array.
@@ -229,7 +230,7 @@ fn or_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_W
         Container::Bitset(y) => words_into(bits, x, y, |p, q| p | q),
         Container::Array(a) => {
             copy_bits(bits, x);
-            set_values(bits, a, |w, m| *w |= m);
+            set_values(bits, a, BitOp::Set);
             bits_card_impl(bits)
         }
         Container::Run(r) => {
@@ -292,11 +293,11 @@ fn or_arrays_into_bits_impl(x: &[U16], y: &[U16], bits: &mut [u64; BITSET_WORDS]
 /// result's cardinality.
 #[inline(always)]
 fn arrays_into_bits(x: &[U16], y: &[U16], xor: bool, bits: &mut [u64; BITSET_WORDS]) -> u32 {
-    set_values(bits, x, |w, m| *w |= m);
+    set_values(bits, x, BitOp::Set);
     if xor {
-        set_values(bits, y, |w, m| *w ^= m);
+        set_values(bits, y, BitOp::Flip);
     } else {
-        set_values(bits, y, |w, m| *w |= m);
+        set_values(bits, y, BitOp::Set);
     }
     bits_card_impl(bits)
 }
@@ -366,9 +367,9 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             copy_bits(&mut s.bits, y);
             // One loop per operation (the match hoisted out of the per-value loop).
             match op {
-                Op::Or => set_values(&mut s.bits, x, |w, m| *w |= m),
-                Op::Xor => set_values(&mut s.bits, x, |w, m| *w ^= m),
-                _ => set_values(&mut s.bits, x, |w, m| *w &= !m),
+                Op::Or => set_values(&mut s.bits, x, BitOp::Set),
+                Op::Xor => set_values(&mut s.bits, x, BitOp::Flip),
+                _ => set_values(&mut s.bits, x, BitOp::Clear),
             }
             s.set_bits();
         }
@@ -408,16 +409,16 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.zero_bits();
             fill_runs(&mut s.bits, y);
             if op == Op::Or {
-                set_values(&mut s.bits, x, |w, m| *w |= m);
+                set_values(&mut s.bits, x, BitOp::Set);
             } else {
-                set_values(&mut s.bits, x, |w, m| *w ^= m);
+                set_values(&mut s.bits, x, BitOp::Flip);
             }
             s.set_bits();
         }
         (Op::AndNot, Run(x), Array(y)) if x.len() + y.len() > RUN_MERGE_MAX => {
             s.zero_bits();
             fill_runs(&mut s.bits, x);
-            set_values(&mut s.bits, y, |w, m| *w &= !m);
+            set_values(&mut s.bits, y, BitOp::Clear);
             s.set_bits();
         }
         (Op::Or, Array(x), Run(y)) | (Op::Or, Run(y), Array(x)) => {
@@ -556,7 +557,7 @@ fn result_likely_array(x: &[U16], y: &[RunLE]) -> bool {
 /// halves (a value then shares its word with the next one about half the time).
 const DENSE_GAP: usize = 32;
 
-/// Applies `f(word, bit)` for each value of `a`. Where neighbouring values often share
+/// Applies `op` to the bit of each value of `a` ([`crate::simd::bit_op`]). Where neighbouring values often share
 /// a word (on average less than [`DENSE_GAP`] apart), the first and the second half of
 /// the values are taken in turn: each update of a word would wait for the previous
 /// update's store, and the other half's value, in another word, fills the wait. Sparser
@@ -564,7 +565,8 @@ const DENSE_GAP: usize = 32;
 /// census1881, whose arrays' values are about 95 apart, is 6 % faster so than by halves
 /// on the Xeon; census-income's denser arrays are 8 % slower in order).
 #[inline(always)]
-fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], f: impl Fn(&mut u64, u64)) {
+fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
+    let f = |bits: &mut [u64; BITSET_WORDS], v| crate::simd::bit_op(bits, v, op);
     let span = match (a.first(), a.last()) {
         // Sorted in a checked view; an unsorted array only picks the other order.
         (Some(x), Some(y)) => usize::from(y.get().wrapping_sub(x.get())),
@@ -577,21 +579,16 @@ fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], f: impl Fn(&mut u64, u6
         let mut fours = a.chunks_exact(4);
         for c in &mut fours {
             for v in c {
-                let v = v.get();
-                f(&mut bits[usize::from(v >> 6)], 1 << (v & 63));
+                f(bits, v.get());
             }
         }
         for v in fours.remainder() {
-            let v = v.get();
-            f(&mut bits[usize::from(v >> 6)], 1 << (v & 63));
+            f(bits, v.get());
         }
         return;
     }
     let (lo, hi) = a.split_at(a.len() / 2);
-    let mut apply = |v: &U16| {
-        let v = v.get();
-        f(&mut bits[usize::from(v >> 6)], 1 << (v & 63));
-    };
+    let mut apply = |v: &U16| f(bits, v.get());
     for (x, y) in lo.iter().zip(hi) {
         apply(x);
         apply(y);
@@ -604,7 +601,7 @@ fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], f: impl Fn(&mut u64, u6
 #[inline(always)]
 fn or_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
     match c {
-        Container::Array(a) => set_values(bits, a, |w, m| *w |= m),
+        Container::Array(a) => set_values(bits, a, BitOp::Set),
         Container::Bitset(b) => {
             for (d, w) in bits.iter_mut().zip(b.iter()) {
                 *d |= w.get();
@@ -617,7 +614,7 @@ fn or_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
 #[inline(always)]
 fn xor_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
     match c {
-        Container::Array(a) => set_values(bits, a, |w, m| *w ^= m),
+        Container::Array(a) => set_values(bits, a, BitOp::Flip),
         Container::Bitset(b) => {
             for (d, w) in bits.iter_mut().zip(b.iter()) {
                 *d ^= w.get();
