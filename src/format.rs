@@ -41,7 +41,7 @@ pub enum ContainerKind {
 
 impl ContainerKind {
     /// The kind's code in a directory descriptor.
-    #[cfg(feature = "alloc")]
+    #[inline]
     pub(crate) fn code(self) -> u32 {
         match self {
             ContainerKind::Array => 0,

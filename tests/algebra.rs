@@ -478,6 +478,27 @@ fn every_pair_of_container_kinds() {
                 FrozenBitmap::from_bytes(&eb).unwrap(),
             );
             check_ops(&va, &vb, &a, &b);
+            // With keys before and after in both (the walk over many keys, not the one
+            // pair of containers), in both formats; key 1 holds the same array in both.
+            let a = build_set(&[
+                (1, Shape::Sparse(5), 3),
+                (3, x, i as u64),
+                (9, Shape::Runs(2), 2),
+            ]);
+            let b = build_set(&[
+                (1, Shape::Sparse(5), 3),
+                (3, y, 100 + j as u64),
+                (9, Shape::Sparse(9), 4),
+            ]);
+            let (ea, pb) = (encode(&a), portable(&b));
+            let (va, vb) = (
+                FrozenBitmap::from_bytes(&ea).unwrap(),
+                FrozenBitmap::from_bytes(&pb).unwrap(),
+            );
+            let common = a.intersection(&b).count() as u64;
+            assert_eq!(va.intersection_len(&vb), common, "{x:?} ∩ {y:?}");
+            assert_eq!(vb.intersection_len(&va), common, "{y:?} ∩ {x:?}");
+            check_ops(&va, &vb, &a, &b);
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::Container;
 use crate::cast::{BitsetLE, RunLE, U16};
+use crate::view::Located;
 
 /// Size ratio above which array ∩ array gallops through the larger array.
 const GALLOP_RATIO: usize = 16;
@@ -25,6 +26,28 @@ pub(crate) fn intersection_len_impl(a: Container<'_>, b: Container<'_>) -> u64 {
         (Bitset(x), Bitset(y)) => bitset_bitset(x, y),
         (Bitset(x), Run(y)) | (Run(y), Bitset(x)) => bitset_run(x, y),
         (Run(x), Run(y)) => run_run(x, y),
+    }
+}
+
+/// `|a ∩ b|` of two containers where they lie: one match on the pair of kinds (see
+/// [`Located`]). A payload the bytes do not hold counts as empty, as
+/// [`Directory::container`](crate::view::dir::Directory::container) makes it.
+#[inline(always)]
+pub(crate) fn intersection_len_located(a: Located<'_>, b: Located<'_>) -> u64 {
+    match ((a.code & 3) << 2) | (b.code & 3) {
+        0b00_00 => array_array(a.array(), b.array()),
+        0b00_01 => b.bitset().map_or(0, |y| array_bitset(a.array(), y)),
+        0b00_10 => array_run(a.array(), b.runs()),
+        0b01_00 => a.bitset().map_or(0, |x| array_bitset(b.array(), x)),
+        0b01_01 => match (a.bitset(), b.bitset()) {
+            (Some(x), Some(y)) => bitset_bitset(x, y),
+            _ => 0,
+        },
+        0b01_10 => a.bitset().map_or(0, |x| bitset_run(x, b.runs())),
+        0b10_00 => array_run(b.array(), a.runs()),
+        0b10_01 => b.bitset().map_or(0, |y| bitset_run(y, a.runs())),
+        0b10_10 => run_run(a.runs(), b.runs()),
+        _ => 0, // code 3: no container
     }
 }
 

@@ -225,6 +225,44 @@ impl<'a> Directory<'a> {
         }
     }
 
+    /// Where container `i` lies ([`Located`]; code 3, no container, past the end).
+    #[inline(always)]
+    pub(crate) fn locate(&self, i: usize) -> Located<'a> {
+        match self {
+            Directory::Frozen(d) => match (d.descs.get(i), d.cards.get(i)) {
+                (Some(desc), Some(card)) => Located {
+                    body: d.body,
+                    code: desc.get() & 3,
+                    off: (desc.get() >> 2) as usize,
+                    card: u32::from(card.get()) + 1,
+                },
+                _ => Located {
+                    body: &[],
+                    code: 3,
+                    off: 0,
+                    card: 0,
+                },
+            },
+            Directory::Portable(d) => {
+                if i < d.descs.len() {
+                    Located {
+                        body: d.body,
+                        code: d.kind(i).code(),
+                        off: d.offset(i),
+                        card: d.card(i),
+                    }
+                } else {
+                    Located {
+                        body: &[],
+                        code: 3,
+                        off: 0,
+                        card: 0,
+                    }
+                }
+            }
+        }
+    }
+
     /// Container `i`. Bytes that do not hold the payload the directory describes (possible
     /// only in views made with `from_bytes_unchecked`) give an empty container.
     #[inline(always)] // on every query's path: a call costs more than its body
@@ -303,6 +341,49 @@ impl<'a> Directory<'a> {
             Directory::Frozen(d) => all(d.keys, f),
             Directory::Portable(d) => all(d.descs, f),
         }
+    }
+}
+
+/// Where a container lies, not yet made a [`Container`]: its kind's code (0 array,
+/// 1 bitset, 2 run, 3 none: [`ContainerKind::code`]), the offset of its payload in `body`
+/// and its stored cardinality. A kernel over two containers matches the pair of codes
+/// once, where two [`Container`]s would be matched for each kind and then for the pair.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Located<'a> {
+    pub(crate) body: &'a [u8],
+    pub(crate) code: u32,
+    pub(crate) off: usize,
+    pub(crate) card: u32,
+}
+
+impl<'a> Located<'a> {
+    /// The values of an array container (none if the bytes do not hold them).
+    #[inline(always)]
+    pub(crate) fn array(self) -> &'a [U16] {
+        self.body
+            .get(self.off..self.off + 2 * self.card as usize)
+            .and_then(cast::u16s)
+            .unwrap_or(&[])
+    }
+
+    /// The words of a bitset container.
+    #[inline(always)]
+    pub(crate) fn bitset(self) -> Option<&'a cast::BitsetLE> {
+        self.body
+            .get(self.off..self.off + cast::BITSET_BYTES)
+            .and_then(cast::bitset)
+    }
+
+    /// The runs of a run container (none if the bytes do not hold them).
+    #[inline(always)]
+    pub(crate) fn runs(self) -> &'a [cast::RunLE] {
+        cast::read_u16(self.body, self.off)
+            .and_then(|n| {
+                let start = self.off + 2;
+                self.body.get(start..start + 4 * usize::from(n))
+            })
+            .and_then(cast::runs)
+            .unwrap_or(&[])
     }
 }
 

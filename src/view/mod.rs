@@ -9,7 +9,7 @@ pub use iter::Iter;
 
 #[cfg(feature = "alloc")]
 pub(crate) use dir::common_keys;
-pub(crate) use dir::Directory;
+pub(crate) use dir::{Directory, Located};
 
 use core::fmt;
 use core::ops::{Bound, RangeBounds};

@@ -116,7 +116,7 @@ fn intersection_len_dirs_impl(a: &Directory<'_>, b: &Directory<'_>, from: (usize
         from,
         #[inline(always)]
         |i, j| {
-            n += count::intersection_len_impl(a.container(i), b.container(j));
+            n += count::intersection_len_located(a.locate(i), b.locate(j));
             true
         },
     );
