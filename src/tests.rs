@@ -40,7 +40,12 @@ fn reads_every_kind_at_every_alignment() {
             );
             assert_eq!(bm.len(), values.len() as u64);
             assert_eq!(bm.to_vec(), values);
-            assert!(bm.iter().rev().eq(values.iter().rev().copied()));
+            // Backward at one alignment only: it reads the containers through the same
+            // casts as `to_vec`, which runs at every one, and under Miri it was the
+            // slowest part of this test.
+            if shift == 0 {
+                assert!(bm.iter().rev().eq(values.iter().rev().copied()));
+            }
             for (i, &v) in values.iter().enumerate().step_by(509) {
                 assert!(bm.contains(v));
                 assert!(!bm.contains(v + 1) || values.binary_search(&(v + 1)).is_ok());
