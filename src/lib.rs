@@ -56,7 +56,8 @@
 //!
 //! No byte cast uses `unsafe`: every one goes through `zerocopy`'s checked conversions to
 //! alignment-1 little-endian integers. The only `unsafe` blocks call CPU-specific kernels
-//! after run-time feature detection (`simd.rs`) and map files (`BitmapFile::open`).
+//! after run-time feature detection, run one inline-assembly step that sets a bit of a
+//! bitset (both in `simd.rs`) and map files (`BitmapFile::open`).
 //!
 //! # Features
 //!

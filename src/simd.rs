@@ -1,4 +1,5 @@
-//! Runtime CPU-feature dispatch — the crate's only `unsafe` code.
+//! Runtime CPU-feature dispatch, and one inline-assembly step (`bit_op`) — the crate's
+//! only `unsafe` code besides the memory map of `BitmapFile::open`.
 //!
 //! Hot kernels are written once, in safe Rust, as `#[inline(always)]` functions, and
 //! compiled twice by [`dispatch!`]: for the baseline target, and inside a function with
