@@ -360,10 +360,7 @@ impl<'a> Located<'a> {
     /// The values of an array container (none if the bytes do not hold them).
     #[inline(always)]
     pub(crate) fn array(self) -> &'a [U16] {
-        self.body
-            .get(self.off..self.off + 2 * self.card as usize)
-            .and_then(cast::u16s)
-            .unwrap_or(&[])
+        self.try_array().unwrap_or(&[])
     }
 
     /// The words of a bitset container.
@@ -377,13 +374,23 @@ impl<'a> Located<'a> {
     /// The runs of a run container (none if the bytes do not hold them).
     #[inline(always)]
     pub(crate) fn runs(self) -> &'a [cast::RunLE] {
-        cast::read_u16(self.body, self.off)
-            .and_then(|n| {
-                let start = self.off + 2;
-                self.body.get(start..start + 4 * usize::from(n))
-            })
+        self.try_runs().unwrap_or(&[])
+    }
+
+    #[inline(always)]
+    fn try_array(self) -> Option<&'a [U16]> {
+        self.body
+            .get(self.off..self.off + 2 * self.card as usize)
+            .and_then(cast::u16s)
+    }
+
+    #[inline(always)]
+    fn try_runs(self) -> Option<&'a [cast::RunLE]> {
+        let n = cast::read_u16(self.body, self.off)?;
+        let start = self.off + 2;
+        self.body
+            .get(start..start + 4 * usize::from(n))
             .and_then(cast::runs)
-            .unwrap_or(&[])
     }
 }
 
@@ -395,21 +402,17 @@ pub(crate) fn payload(
     off: usize,
     card: u32,
 ) -> Container<'_> {
+    let code = kind.map_or(3, ContainerKind::code);
+    let at = Located {
+        body,
+        code,
+        off,
+        card,
+    };
     let c = match kind {
-        Some(ContainerKind::Array) => body
-            .get(off..off + 2 * card as usize)
-            .and_then(cast::u16s)
-            .map(Container::Array),
-        Some(ContainerKind::Bitset) => body
-            .get(off..off + cast::BITSET_BYTES)
-            .and_then(cast::bitset)
-            .map(Container::Bitset),
-        Some(ContainerKind::Run) => cast::read_u16(body, off).and_then(|n| {
-            let start = off + 2;
-            body.get(start..start + 4 * usize::from(n))
-                .and_then(cast::runs)
-                .map(Container::Run)
-        }),
+        Some(ContainerKind::Array) => at.try_array().map(Container::Array),
+        Some(ContainerKind::Bitset) => at.bitset().map(Container::Bitset),
+        Some(ContainerKind::Run) => at.try_runs().map(Container::Run),
         None => None,
     };
     c.unwrap_or(EMPTY)
