@@ -557,11 +557,11 @@ fn result_likely_array(x: &[U16], y: &[RunLE]) -> bool {
 /// halves (a value then shares its word with the next one about half the time).
 const DENSE_GAP: usize = 32;
 
-/// Applies `op` to the bit of each value of `a` ([`crate::simd::bit_op`]). Where neighbouring values often share
-/// a word (on average less than [`DENSE_GAP`] apart), the first and the second half of
-/// the values are taken in turn: each update of a word would wait for the previous
-/// update's store, and the other half's value, in another word, fills the wait. Sparser
-/// arrays are taken in order, which costs fewer instructions (the union of all of
+/// Applies `op` to the bit of each value of `a` ([`crate::simd::bit_op`]). Where
+/// neighbouring values often share a word (on average less than [`DENSE_GAP`] apart),
+/// the first and the second half of the values are taken in turn: each update of a word
+/// would wait for the previous update's store, and the other half's value, in another
+/// word, fills the wait. Sparser arrays are taken in order, which costs fewer instructions (the union of all of
 /// census1881, whose arrays' values are about 95 apart, is 6 % faster so than by halves
 /// on the Xeon; census-income's denser arrays are 8 % slower in order).
 #[inline(always)]

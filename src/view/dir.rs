@@ -236,12 +236,7 @@ impl<'a> Directory<'a> {
                     off: (desc.get() >> 2) as usize,
                     card: u32::from(card.get()) + 1,
                 },
-                _ => Located {
-                    body: &[],
-                    code: 3,
-                    off: 0,
-                    card: 0,
-                },
+                _ => Located::NONE,
             },
             Directory::Portable(d) => {
                 if i < d.descs.len() {
@@ -252,12 +247,7 @@ impl<'a> Directory<'a> {
                         card: d.card(i),
                     }
                 } else {
-                    Located {
-                        body: &[],
-                        code: 3,
-                        off: 0,
-                        card: 0,
-                    }
+                    Located::NONE
                 }
             }
         }
@@ -354,6 +344,16 @@ pub(crate) struct Located<'a> {
     pub(crate) code: u32,
     pub(crate) off: usize,
     pub(crate) card: u32,
+}
+
+impl Located<'static> {
+    /// No container (code 3): every kernel counts it as empty.
+    const NONE: Located<'static> = Located {
+        body: &[],
+        code: 3,
+        off: 0,
+        card: 0,
+    };
 }
 
 impl<'a> Located<'a> {
