@@ -8,7 +8,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use frozen_roaring::{BitmapFile, FileWriter, Writer};
 use roaring::RoaringBitmap;
 

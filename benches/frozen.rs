@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use croaring::{Bitmap, BitmapView, Frozen, Portable};
 use frozen_roaring::{FrozenBitmap, Writer};
 use roaring::RoaringBitmap;

@@ -10,9 +10,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use zerocopy::little_endian::{U16, U64};
+use criterion::{Criterion, criterion_group, criterion_main};
 use zerocopy::FromBytes;
+use zerocopy::little_endian::{U16, U64};
 
 fn lcg(x: &mut u64) -> u64 {
     *x = x

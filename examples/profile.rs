@@ -50,7 +50,9 @@ fn env_number(name: &str, default: usize) -> usize {
 fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
-        eprintln!("usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR, or profile sweep ROOT");
+        eprintln!(
+            "usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR, or profile sweep ROOT"
+        );
         std::process::exit(2);
     };
     if op == "sweep" {

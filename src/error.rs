@@ -196,7 +196,9 @@ impl fmt::Display for Error {
                 if exp != 0 || found != 0 {
                     write!(f, " (expected {exp}, found {found})")?;
                 }
-                f.write_str("; the bytes are corrupt or not a bitmap, rewrite them from the source data")
+                f.write_str(
+                    "; the bytes are corrupt or not a bitmap, rewrite them from the source data",
+                )
             }
             ErrorKind::Corrupt => write!(
                 f,

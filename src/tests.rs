@@ -211,7 +211,7 @@ fn as_le(v: &[u16]) -> Vec<crate::cast::U16> {
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn accelerated_kernels_match_scalar() {
     let _guard = FORCE.lock();
-    use crate::container::{count, Container};
+    use crate::container::{Container, count};
     for seed in 0..400u64 {
         let (la, lb) = ((seed * 37 % 300) as usize, (seed * 91 % 5000) as usize);
         let (a, b) = (random_lows(seed, la), random_lows(seed + 1000, lb));
@@ -269,7 +269,7 @@ fn kinds_of(
 /// the counting kernels of every pair of kinds agree with a count over the values.
 #[test]
 fn intersection_len_of_every_kind_pair_matches_the_model() {
-    use crate::container::{count, Container};
+    use crate::container::{Container, count};
     let sets: Vec<Vec<u16>> = if cfg!(miri) {
         // Interpreted: a few small operands of each shape.
         alloc::vec![
@@ -329,7 +329,7 @@ fn intersection_len_of_every_kind_pair_matches_the_model() {
 #[test]
 #[cfg_attr(miri, ignore)] // the assembly step; under Miri both are the portable one
 fn bit_op_matches_the_portable_step() {
-    use crate::simd::{bit_op, bit_op_portable, BitOp};
+    use crate::simd::{BitOp, bit_op, bit_op_portable};
     let mut next = xorshift(99);
     let mut start = [0u64; crate::cast::BITSET_WORDS];
     start
@@ -362,7 +362,7 @@ fn bit_op_matches_the_portable_step() {
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn accelerated_set_kernels_match_scalar() {
     let _guard = FORCE.lock();
-    use crate::algebra::{kernels, scratch::Scratch, Op};
+    use crate::algebra::{Op, kernels, scratch::Scratch};
     use crate::container::Container;
     use crate::write::encode::Encoder;
     let mut sets: Vec<Vec<u16>> = (0..8u64)
@@ -487,19 +487,20 @@ fn accelerated_set_kernels_match_scalar() {
                     );
                 }
             }
-            if let (Container::Array(x), Container::Array(y)) = (ca[0], cb[0]) {
-                if x.len() <= 4096 && y.len() <= 4096 {
-                    s.zero_bits();
-                    let card = kernels::or_arrays_into_bits(x, y, &mut s.bits);
-                    s.set_bits_counted(card);
-                    same_as_bitset_path(
-                        &mut s,
-                        Op::Or,
-                        ca[1],
-                        cb[1],
-                        format_args!("arrays into bits, level {level}"),
-                    );
-                }
+            if let (Container::Array(x), Container::Array(y)) = (ca[0], cb[0])
+                && x.len() <= 4096
+                && y.len() <= 4096
+            {
+                s.zero_bits();
+                let card = kernels::or_arrays_into_bits(x, y, &mut s.bits);
+                s.set_bits_counted(card);
+                same_as_bitset_path(
+                    &mut s,
+                    Op::Or,
+                    ca[1],
+                    cb[1],
+                    format_args!("arrays into bits, level {level}"),
+                );
             }
             // Intersecting with, and taking away, a container in place, from each
             // representation.
@@ -629,7 +630,7 @@ fn simd_array_kernels_match_the_model() {
 /// `max_canonical_runs` is the boundary of `canonical_kind`'s run choice for every size.
 #[test]
 fn run_count_cap_matches_the_canonical_choice() {
-    use crate::format::{canonical_kind, max_canonical_runs, ContainerKind};
+    use crate::format::{ContainerKind, canonical_kind, max_canonical_runs};
     for card in 1..=65_536u32 {
         let max = max_canonical_runs(card);
         if max >= 1 {
@@ -781,7 +782,7 @@ fn cap(level: u8) {
 #[test]
 #[cfg_attr(miri, ignore)] // kernel logic over 8 KiB bitsets, no new casts: too slow interpreted
 fn run_kernels_match_the_bitset_path() {
-    use crate::algebra::{kernels, scratch::Scratch, Op};
+    use crate::algebra::{Op, kernels, scratch::Scratch};
     use crate::container::Container;
     use crate::write::encode::Encoder;
     let mut next = xorshift(0x2545_F491_4F6C_DD1D);
@@ -922,7 +923,7 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
         let (la, lb) = (next(80) as usize, next(80) as usize);
         // Small alphabets make many duplicates; some arrays are descending or constant.
         let alphabet = [2, 5, 40, 65536][(round % 4) as usize];
-        let mut gen = |n: usize| -> Vec<u16> {
+        let mut random_array = |n: usize| -> Vec<u16> {
             let mut v: Vec<u16> = (0..n).map(|_| next(alphabet) as u16).collect();
             match next(4) {
                 0 => v.sort_unstable(),
@@ -931,7 +932,7 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
             }
             v
         };
-        let (a, b) = (as_le(&gen(la)), as_le(&gen(lb)));
+        let (a, b) = (as_le(&random_array(la)), as_le(&random_array(lb)));
         for (x, y) in [(&a, &b), (&b, &a)] {
             let _ = crate::simd::intersect_count_u16(x, y);
             let _ = crate::simd::scan_count_u16(x, y);
@@ -973,7 +974,7 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn wide_run_fill_matches_the_scalar_fill() {
-    use crate::cast::{RunLE, BITSET_WORDS, U16};
+    use crate::cast::{BITSET_WORDS, RunLE, U16};
     use crate::write::encode::fill_bits;
     let mut wide_used = false;
     for seed in 0..300u64 {

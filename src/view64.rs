@@ -8,7 +8,7 @@ use core::fmt;
 use crate::cast::{self, U32, U64};
 use crate::error::{Error, ErrorKind};
 use crate::format::*;
-use crate::view::{open, Format, FrozenBitmap, Iter};
+use crate::view::{Format, FrozenBitmap, Iter, open};
 
 /// A read-only 64-bit Roaring bitmap over borrowed bytes: a sorted list of buckets, each a
 /// 32-bit bitmap holding the values that share their high 32 bits.
@@ -468,10 +468,10 @@ impl Iterator for Iter64<'_> {
     #[inline]
     fn next(&mut self) -> Option<u64> {
         loop {
-            if let Some((hi, it)) = &mut self.current {
-                if let Some(lo) = it.next() {
-                    return Some(*hi | u64::from(lo));
-                }
+            if let Some((hi, it)) = &mut self.current
+                && let Some(lo) = it.next()
+            {
+                return Some(*hi | u64::from(lo));
             }
             let (k, b) = self.buckets.next()?;
             self.current = Some((u64::from(k) << 32, b.iter()));

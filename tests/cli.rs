@@ -183,10 +183,12 @@ fn convert_single_bitmaps_and_folders() {
     std::fs::write(&pin, &portable).unwrap();
     ok(&["convert", "--to", "frozen", p(&pin), "-o", p(&fout)]);
     let frozen = std::fs::read(&fout).unwrap();
-    assert!(FrozenBitmap::from_bytes_strict(&frozen)
-        .unwrap()
-        .iter()
-        .eq(values.iter().copied()));
+    assert!(
+        FrozenBitmap::from_bytes_strict(&frozen)
+            .unwrap()
+            .iter()
+            .eq(values.iter().copied())
+    );
     ok(&["convert", "--to", "portable", p(&fout), "-o", p(&pout)]);
     assert_eq!(std::fs::read(&pout).unwrap(), portable);
 

@@ -4,13 +4,13 @@
 //! interval arithmetic on runs, which are never expanded to values. Compiled twice (baseline
 //! and x86-64-v3, see `simd.rs`), so the word loops run on AVX2 and `popcnt` where present.
 
-use super::scratch::{joins, push_run, Scratch};
 use super::Op;
-use crate::cast::{BitsetLE, RunLE, BITSET_WORDS, U16};
+use super::scratch::{Scratch, joins, push_run};
+use crate::cast::{BITSET_WORDS, BitsetLE, RunLE, U16};
 use crate::container::Container;
-use crate::format::{ContainerKind, ARRAY_MAX};
+use crate::format::{ARRAY_MAX, ContainerKind};
 use crate::simd::BitOp;
-use crate::write::encode::{bitset_runs_into, fill_bits, run_words, Encoder};
+use crate::write::encode::{Encoder, bitset_runs_into, fill_bits, run_words};
 
 /// Size ratio above which sorted-array kernels gallop through the larger array.
 const GALLOP_RATIO: usize = 32;

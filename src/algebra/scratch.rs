@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use crate::cast::{self, BITSET_WORDS};
 use crate::container::Container;
-use crate::format::{canonical_kind, max_canonical_runs, plain_kind, ContainerKind};
+use crate::format::{ContainerKind, canonical_kind, max_canonical_runs, plain_kind};
 use crate::write::encode::{self, Encoder};
 
 /// Which buffer holds the container.
@@ -361,13 +361,13 @@ pub(crate) fn joins(end: u16, s: u16) -> bool {
 /// in ascending order of start.
 #[inline]
 pub(crate) fn push_run(out: &mut Vec<(u16, u16)>, s: u16, e: u16) {
-    if let Some(last) = out.last_mut() {
-        if joins(last.1, s) {
-            if e > last.1 {
-                last.1 = e;
-            }
-            return;
+    if let Some(last) = out.last_mut()
+        && joins(last.1, s)
+    {
+        if e > last.1 {
+            last.1 = e;
         }
+        return;
     }
     out.push((s, e));
 }

@@ -350,11 +350,11 @@ fn build_tsv<W: Write>(path: &Path, chunk: usize, w: &mut FileWriter<W>) -> Resu
             break;
         };
         pairs.push((k, v));
-        if pairs.len() >= chunk {
-            if let Err(e) = spill(&mut pairs, &mut runs) {
-                result = Err(e);
-                break;
-            }
+        if pairs.len() >= chunk
+            && let Err(e) = spill(&mut pairs, &mut runs)
+        {
+            result = Err(e);
+            break;
         }
         if n % 65536 == 0 {
             bar.set_position(n as u64);
@@ -614,7 +614,7 @@ fn query(a: QueryArgs) -> Result<()> {
                 return fail(format!(
                     "key {k} is not in {} (list keys with `inspect`)",
                     a.file.display()
-                ))
+                ));
             }
         }
     }

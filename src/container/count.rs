@@ -76,19 +76,19 @@ fn array_array(a: &[U16], b: &[U16]) -> u64 {
         return 0;
     }
     if small.len() * GALLOP_RATIO < large.len() {
-        if small.len() * SCAN_RATIO >= large.len() {
-            if let Some(n) = crate::simd::scan_count_u16(small, large) {
-                return n;
-            }
+        if small.len() * SCAN_RATIO >= large.len()
+            && let Some(n) = crate::simd::scan_count_u16(small, large)
+        {
+            return n;
         }
         return gallop(small, large);
     }
     // Shorter than one block of the SIMD kernel, which would only merge in scalar code
     // after a call: merged here (pairs of small bitmaps are mostly such arrays).
-    if small.len() >= 8 {
-        if let Some(n) = crate::simd::intersect_count_u16(small, large) {
-            return n;
-        }
+    if small.len() >= 8
+        && let Some(n) = crate::simd::intersect_count_u16(small, large)
+    {
+        return n;
     }
     // Branch-free merge: both cursors advance on equality.
     let (mut i, mut j, mut n) = (0usize, 0usize, 0u64);

@@ -352,14 +352,14 @@ impl<'a> FrozenBitmap<'a> {
         self.bytes
     }
 
-    /// The number of values.
+    /// The number of values: a `u64`, since a bitmap of every `u32` holds 2<sup>32</sup>.
     ///
     /// ```
     /// # use frozen_roaring::{FrozenBitmap, Writer};
     /// let mut buf = Vec::new();
-    /// Writer::new().write_sorted(0..=u32::MAX, &mut buf)?; // every u32: 65536 run containers
-    /// let all = FrozenBitmap::from_bytes(&buf)?;
-    /// assert_eq!((all.len(), all.is_empty(), all.container_count()), (1 << 32, false, 65536));
+    /// Writer::new().write_sorted(0..(5 << 16) + 3, &mut buf)?; // 5 full containers and 3 values
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// assert_eq!((bitmap.len(), bitmap.is_empty(), bitmap.container_count()), (327683, false, 6));
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     #[inline]

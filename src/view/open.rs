@@ -1,7 +1,7 @@
 //! Opening a view: the checked, strict and unchecked constructors.
 
-use super::dir::{Directory, FrozenDir, PortableDir};
 use super::FrozenBitmap;
+use super::dir::{Directory, FrozenDir, PortableDir};
 use crate::cast::{self, U16, U32};
 use crate::container::validate;
 use crate::error::{Error, ErrorKind};
@@ -419,10 +419,11 @@ pub(crate) fn unchecked_prefix(bytes: &[u8]) -> (FrozenBitmap<'_>, usize) {
 /// The O(1) constructor for trusted bytes. Reads the header only; anything that does not
 /// fit the slice yields an empty directory, so even wrong bytes stay memory-safe.
 pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {
-    if bytes.len() >= 4 && bytes[..4] != MAGIC {
-        if let Some(h) = portable_cookie(bytes) {
-            return unchecked_portable(bytes, h);
-        }
+    if bytes.len() >= 4
+        && bytes[..4] != MAGIC
+        && let Some(h) = portable_cookie(bytes)
+    {
+        return unchecked_portable(bytes, h);
     }
     let n = (read32(bytes, 8) as usize).min(MAX_CONTAINERS);
     let total = (read32(bytes, 12) as usize).min(bytes.len());

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use crate::cast::{self, BITSET_WORDS};
 use crate::error::Error;
-use crate::format::{canonical_kind, ContainerKind, ARRAY_MAX};
+use crate::format::{ARRAY_MAX, ContainerKind, canonical_kind};
 
 /// One encoded container: its directory fields and where its payload is in the scratch.
 #[derive(Clone, Copy, Debug)]
@@ -527,11 +527,9 @@ pub(crate) fn packed_runs_into(
 /// how many `u16`s hold runs.
 #[inline(always)]
 fn boundaries_to_runs(dst: &mut [cast::U16], mut k: usize, open_end: bool, cap: usize) -> usize {
-    if open_end {
-        if let Some(slot) = dst.get_mut(k) {
-            slot.set(0); // boundary 65536
-            k += 1;
-        }
+    if open_end && let Some(slot) = dst.get_mut(k) {
+        slot.set(0); // boundary 65536
+        k += 1;
     }
     let k = k.min(cap).min(dst.len()) & !1;
     // (start, one past the end) to (start, length − 1), as 32-bit lanes (vectorizes).

@@ -8,7 +8,7 @@ use core::ops::Range;
 use roaring::{RoaringBitmap, RoaringTreemap};
 
 use super::encode::Encoder;
-use super::{portable, Encoded, Writer};
+use super::{Encoded, Writer, portable};
 
 /// Encodes `bitmap` into `enc` (closed) from its ranges of consecutive values.
 fn encode(enc: &mut Encoder, bitmap: &RoaringBitmap) {

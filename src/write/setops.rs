@@ -8,12 +8,12 @@ use core::borrow::Borrow;
 use core::ops::Range;
 
 use super::Writer;
+use crate::algebra::Op;
 use crate::algebra::kernels;
 use crate::algebra::scratch::Scratch;
-use crate::algebra::Op;
-use crate::container::{count, Container};
+use crate::container::{Container, count};
 use crate::error::Error;
-use crate::format::{payload_start, BITSET_ALIGN};
+use crate::format::{BITSET_ALIGN, payload_start};
 use crate::view::{Directory, FrozenBitmap};
 
 /// Reuses a vector's allocation for another element type of the same layout (the standard
@@ -847,10 +847,11 @@ fn combine_key(
                 finish_many(s, emit, values, runs);
             } else {
                 let (values, runs) = input_shape(hits);
-                if emit && likely_bitset(values, runs) {
-                    if let Some(n) = union_in_place(key, hits, s, enc) {
-                        return n;
-                    }
+                if emit
+                    && likely_bitset(values, runs)
+                    && let Some(n) = union_in_place(key, hits, s, enc)
+                {
+                    return n;
                 }
                 s.zero_bits();
                 kernels::or_many_into_bits(hits, &mut s.bits);
@@ -936,7 +937,7 @@ fn bits_in_place(
     pack_runs: bool,
     fill: impl FnOnce(&mut [u64; crate::cast::BITSET_WORDS]) -> Option<u32>,
 ) -> Option<u64> {
-    use crate::format::{canonical_kind, max_canonical_runs, plain_kind, ContainerKind};
+    use crate::format::{ContainerKind, canonical_kind, max_canonical_runs, plain_kind};
     let before = enc.payload.len();
     let start = enc.begin(ContainerKind::Bitset, 0);
     enc.payload.resize(start + crate::cast::BITSET_BYTES, 0);

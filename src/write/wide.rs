@@ -5,11 +5,11 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use super::encode::Encoder;
-use super::{portable, Encoded, Writer};
+use super::{Encoded, Writer, portable};
 use crate::checksum::crc32c;
 use crate::error::Error;
 use crate::format::*;
-use crate::view64::{buckets64_at, offsets64_at, MAGIC64};
+use crate::view64::{MAGIC64, buckets64_at, offsets64_at};
 
 /// Splits ascending `u64` values into groups of equal high 32 bits, checking the order.
 pub(super) struct Groups<I> {
@@ -46,11 +46,11 @@ impl<I: Iterator<Item = u64>> Groups<I> {
     pub(super) fn lows(&mut self, hi: u32) -> impl Iterator<Item = u32> + '_ {
         core::iter::from_fn(move || {
             let v = self.pending.take().or_else(|| self.it.next())?;
-            if let Some(p) = self.prev {
-                if v <= p {
-                    self.err = Some(Error::not_ascending64(self.count, p, v));
-                    return None;
-                }
+            if let Some(p) = self.prev
+                && v <= p
+            {
+                self.err = Some(Error::not_ascending64(self.count, p, v));
+                return None;
             }
             if (v >> 32) as u32 != hi {
                 self.pending = Some(v);

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{build_set, Shape};
+use super::{Shape, build_set};
 use proptest::prelude::*;
 
 pub fn shape() -> impl Strategy<Value = Shape> {
