@@ -1139,9 +1139,14 @@ impl RunList for &[(u16, u16)] {
 /// `a ∪ b`: runs taken in order of start, merged where they overlap or touch.
 #[inline(always)]
 fn merge_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
-    with_runs(out, a.n() + b.n(), |acc| {
-        by_start(a, b, |(s, e)| acc.merge(s, e))
-    });
+    // Inlined by force (as in `union_array_runs`): the accumulator's last run stays in
+    // registers, and the walk is compiled at its caller's CPU level.
+    with_runs(
+        out,
+        a.n() + b.n(),
+        #[inline(always)]
+        |acc| by_start(a, b, |(s, e)| acc.merge(s, e)),
+    );
 }
 
 /// `a ∪ r` for sorted values and runs, run by run: a run that ends before the next value
@@ -1322,7 +1327,13 @@ fn andnot_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16,
 /// touch it. The last run is kept in registers and written out once final.
 #[inline(always)]
 fn xor_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
-    with_runs(out, a.n() + b.n(), |acc| by_start(a, b, |r| acc.xor(r)));
+    // Inlined by force, as in `merge_runs`.
+    with_runs(
+        out,
+        a.n() + b.n(),
+        #[inline(always)]
+        |acc| by_start(a, b, |r| acc.xor(r)),
+    );
 }
 
 /// A run list under construction, written by index into room made for it in advance (no
