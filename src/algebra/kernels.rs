@@ -561,9 +561,10 @@ const DENSE_GAP: usize = 32;
 /// neighbouring values often share a word (on average less than [`DENSE_GAP`] apart),
 /// the first and the second half of the values are taken in turn: each update of a word
 /// would wait for the previous update's store, and the other half's value, in another
-/// word, fills the wait. Sparser arrays are taken in order, which costs fewer instructions (the union of all of
-/// census1881, whose arrays' values are about 95 apart, is 6 % faster so than by halves
-/// on the Xeon; census-income's denser arrays are 8 % slower in order).
+/// word, fills the wait. Sparser arrays are taken in order, which costs fewer
+/// instructions (the union of all of census1881, whose arrays' values are about 95 apart,
+/// is 6 % faster so than by halves on the Xeon; census-income's denser arrays are 8 %
+/// slower in order).
 #[inline(always)]
 fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
     let f = |bits: &mut [u64; BITSET_WORDS], v| crate::simd::bit_op(bits, v, op);

@@ -22,9 +22,20 @@ impl<'a> FrozenDir<'a> {
     /// with its cardinality.
     #[inline(always)]
     fn entry(&self, desc: &U32, card: &U16) -> (Container<'a>, u32) {
-        let (desc, card) = (desc.get(), u32::from(card.get()) + 1);
-        let kind = ContainerKind::from_code(desc);
-        (payload(self.body, kind, (desc >> 2) as usize, card), card)
+        let at = self.located(desc, card);
+        (at.container(), at.card)
+    }
+
+    /// Where a directory entry (descriptor and stored cardinality − 1) says its container
+    /// lies: the one decoding of a frozen directory entry.
+    #[inline(always)]
+    fn located(&self, desc: &U32, card: &U16) -> Located<'a> {
+        Located {
+            body: self.body,
+            code: desc.get() & 3,
+            off: (desc.get() >> 2) as usize,
+            card: u32::from(card.get()) + 1,
+        }
     }
 }
 
@@ -230,12 +241,7 @@ impl<'a> Directory<'a> {
     pub(crate) fn locate(&self, i: usize) -> Located<'a> {
         match self {
             Directory::Frozen(d) => match (d.descs.get(i), d.cards.get(i)) {
-                (Some(desc), Some(card)) => Located {
-                    body: d.body,
-                    code: desc.get() & 3,
-                    off: (desc.get() >> 2) as usize,
-                    card: u32::from(card.get()) + 1,
-                },
+                (Some(desc), Some(card)) => d.located(desc, card),
                 _ => Located::NONE,
             },
             Directory::Portable(d) => {
@@ -257,19 +263,7 @@ impl<'a> Directory<'a> {
     /// only in views made with `from_bytes_unchecked`) give an empty container.
     #[inline(always)] // on every query's path: a call costs more than its body
     pub(crate) fn container(&self, i: usize) -> Container<'a> {
-        match self {
-            Directory::Frozen(d) => match (d.descs.get(i), d.cards.get(i)) {
-                (Some(desc), Some(card)) => d.entry(desc, card).0,
-                _ => EMPTY,
-            },
-            Directory::Portable(d) => {
-                if i < d.descs.len() {
-                    payload(d.body, Some(d.kind(i)), d.offset(i), d.card(i))
-                } else {
-                    EMPTY
-                }
-            }
-        }
+        self.locate(i).container()
     }
 
     /// Walks containers from `*cur` while their key is below `lo + end`, calling
@@ -357,6 +351,20 @@ impl Located<'static> {
 }
 
 impl<'a> Located<'a> {
+    /// The container (the same payload encodings in both formats); empty if the bytes do
+    /// not hold the payload (possible only in views made with `from_bytes_unchecked`) or
+    /// there is none (code 3).
+    #[inline(always)]
+    pub(crate) fn container(self) -> Container<'a> {
+        let c = match self.code {
+            0 => self.try_array().map(Container::Array),
+            1 => self.bitset().map(Container::Bitset),
+            2 => self.try_runs().map(Container::Run),
+            _ => None,
+        };
+        c.unwrap_or(EMPTY)
+    }
+
     /// The values of an array container (none if the bytes do not hold them).
     #[inline(always)]
     pub(crate) fn array(self) -> &'a [U16] {
@@ -392,30 +400,6 @@ impl<'a> Located<'a> {
             .get(start..start + 4 * usize::from(n))
             .and_then(cast::runs)
     }
-}
-
-/// The payload of one container at `off` in `body` (the same encodings in both formats).
-#[inline(always)]
-pub(crate) fn payload(
-    body: &[u8],
-    kind: Option<ContainerKind>,
-    off: usize,
-    card: u32,
-) -> Container<'_> {
-    let code = kind.map_or(3, ContainerKind::code);
-    let at = Located {
-        body,
-        code,
-        off,
-        card,
-    };
-    let c = match kind {
-        Some(ContainerKind::Array) => at.try_array().map(Container::Array),
-        Some(ContainerKind::Bitset) => at.bitset().map(Container::Bitset),
-        Some(ContainerKind::Run) => at.try_runs().map(Container::Run),
-        None => None,
-    };
-    c.unwrap_or(EMPTY)
 }
 
 /// The keys of a directory as a slice of one format, so that walks over keys compile to
