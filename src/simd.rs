@@ -570,6 +570,74 @@ pub(crate) fn filter_by_runs_wide<const IN: bool>(
     (0, 0, 0)
 }
 
+/// Slots of [`Deferred`]: flushed once fewer than 8 are free.
+#[cfg(feature = "alloc")]
+const DEFERRED_SLOTS: usize = 128;
+
+/// The second words of runs across two words, which [`fill_runs_wide_deferred`] leaves
+/// to be ORed in later, all at once ([`Deferred::flush`]): a branch per such run, taken
+/// about once in twelve runs on wikileaks and so mispredicted, cost the union of all
+/// there more than the runs' other words together.
+#[cfg(feature = "alloc")]
+#[cfg_attr(not(all(feature = "std", target_arch = "x86_64")), allow(dead_code))]
+pub(crate) struct Deferred {
+    words: [u64; DEFERRED_SLOTS],
+    masks: [u64; DEFERRED_SLOTS],
+    n: usize,
+}
+
+#[cfg(feature = "alloc")]
+impl Deferred {
+    /// Nothing deferred.
+    #[inline(always)]
+    pub(crate) fn new() -> Deferred {
+        Deferred {
+            words: [0; DEFERRED_SLOTS],
+            masks: [0; DEFERRED_SLOTS],
+            n: 0,
+        }
+    }
+
+    /// ORs the deferred masks into `bits`.
+    #[inline(always)]
+    pub(crate) fn flush(&mut self, bits: &mut [u64; crate::cast::BITSET_WORDS]) {
+        let n = self.n.min(DEFERRED_SLOTS);
+        for (&w, &m) in self.words[..n].iter().zip(&self.masks[..n]) {
+            bits[w as usize & (crate::cast::BITSET_WORDS - 1)] |= m;
+        }
+        self.n = 0;
+    }
+
+    /// [`flush`](Self::flush) out of line, for the fill's rare flush when full (which
+    /// keeps the fill small enough to be inlined into its caller).
+    #[cold]
+    #[inline(never)]
+    #[cfg_attr(not(all(feature = "std", target_arch = "x86_64")), allow(dead_code))]
+    fn flush_cold(&mut self, bits: &mut [u64; crate::cast::BITSET_WORDS]) {
+        self.flush(bits);
+    }
+}
+
+/// [`fill_runs_wide`] that sets a run across two words with a mask for each, the second
+/// left in `defer` (flushed here when it fills up; the caller flushes the rest before
+/// reading `bits`). Stops as [`fill_runs_wide`] does, counting runs across two words as
+/// short ones.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn fill_runs_wide_deferred(
+    bits: &mut [u64; crate::cast::BITSET_WORDS],
+    runs: &[crate::cast::RunLE],
+    defer: &mut Deferred,
+) -> usize {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v4() {
+        // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2).
+        return unsafe { x86_kernels::runs_wide_deferred(bits, runs, defer) };
+    }
+    let _ = (bits, runs, defer);
+    0
+}
+
 /// [`fill_runs_wide`] clearing the runs' bits instead of setting them: returns how many
 /// runs it cleared and how many of their bits were set.
 #[cfg(feature = "alloc")]
@@ -678,6 +746,84 @@ mod x86_kernels {
             }
             done += 8;
             if within.count_ones() < 5 {
+                break;
+            }
+        }
+        done
+    }
+
+    /// See [`super::fill_runs_wide_deferred`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F and VL, AVX2 and BMI2.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2")]
+    pub(super) unsafe fn runs_wide_deferred(
+        bits: &mut [u64; crate::cast::BITSET_WORDS],
+        runs: &[crate::cast::RunLE],
+        defer: &mut super::Deferred,
+    ) -> usize {
+        let all = _mm512_set1_epi64(-1);
+        let low16 = _mm512_set1_epi64(0xFFFF);
+        let m63 = _mm512_set1_epi64(63);
+        let one = _mm512_set1_epi64(1);
+        let end = _mm512_set1_epi64(1 << 16);
+        let mut words = [0u64; 8];
+        let mut masks = [0u64; 8];
+        let mut done = 0;
+        for chunk in runs.chunks_exact(8) {
+            // SAFETY: a chunk is 8 runs of 4 bytes, 32 bytes, read unaligned.
+            let x = _mm512_cvtepu32_epi64(unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) });
+            // A run is (start, length − 1) as little-endian u16s: one u32 lane, widened.
+            let s = _mm512_and_si512(x, low16);
+            let e = _mm512_add_epi64(s, _mm512_srli_epi64::<16>(x)); // up to 131070
+            let (ws, we) = (_mm512_srli_epi64::<6>(s), _mm512_srli_epi64::<6>(e));
+            let first = _mm512_sllv_epi64(all, _mm512_and_si512(s, m63));
+            let last = _mm512_srlv_epi64(all, _mm512_sub_epi64(m63, _mm512_and_si512(e, m63)));
+            let within = _mm512_cmpeq_epu64_mask(ws, we);
+            // Across two words: the end's word is the next one, and inside the bitset.
+            let two = _mm512_mask_cmpeq_epu64_mask(
+                _mm512_cmplt_epu64_mask(e, end),
+                _mm512_sub_epi64(we, ws),
+                one,
+            );
+            if defer.n > super::DEFERRED_SLOTS - 8 {
+                defer.flush_cold(bits);
+            }
+            // SAFETY: both arrays are 8 u64s, 64 bytes, stored unaligned. `defer.n <=
+            // DEFERRED_SLOTS - 8` (flushed above otherwise), so the 8 lanes stored from
+            // it lie inside both of its buffers; of them the first `popcount(two)` count.
+            unsafe {
+                _mm512_storeu_si512(words.as_mut_ptr().cast(), ws);
+                let m = _mm512_maskz_and_epi64(within, first, last);
+                let m = _mm512_mask_mov_epi64(m, two, first);
+                _mm512_storeu_si512(masks.as_mut_ptr().cast(), m);
+                let at = defer.n;
+                _mm512_storeu_si512(
+                    defer.words.as_mut_ptr().add(at).cast(),
+                    _mm512_maskz_compress_epi64(two, we),
+                );
+                _mm512_storeu_si512(
+                    defer.masks.as_mut_ptr().add(at).cast(),
+                    _mm512_maskz_compress_epi64(two, last),
+                );
+            }
+            defer.n += two.count_ones() as usize;
+            // A longer run has mask 0 here and is done below. `ws` is a start's word, at
+            // most 65535 >> 6 (the mask only drops the bounds check).
+            for (&w, &m) in words.iter().zip(&masks) {
+                bits[w as usize & (crate::cast::BITSET_WORDS - 1)] |= m;
+            }
+            let short = within | two;
+            let mut across = !short;
+            while across != 0 {
+                let r = &chunk[across.trailing_zeros() as usize];
+                crate::write::encode::fill_bits(bits, r.start() as u16, r.end() as u16);
+                across &= across - 1;
+            }
+            done += 8;
+            if short.count_ones() < 5 {
                 break;
             }
         }

@@ -1014,6 +1014,23 @@ fn wide_run_fill_matches_the_scalar_fill() {
             fill_bits(&mut got, r.start() as u16, r.end() as u16);
         }
         assert!(got == expected, "seed {seed}");
+        // Again with the second words of runs across two deferred, into one `Deferred`
+        // over several calls (flushed at the end, as the many-way union does).
+        let mut got = [0u64; BITSET_WORDS];
+        let mut defer = crate::simd::Deferred::new();
+        for _ in 0..3 {
+            let done = crate::simd::fill_runs_wide_deferred(&mut got, &runs, &mut defer);
+            assert!(done <= runs.len() && done.is_multiple_of(8), "seed {seed}");
+            assert_eq!(
+                done > 0,
+                crate::simd::has_fill_runs_wide() && runs.len() >= 8
+            );
+            for r in &runs[done..] {
+                fill_bits(&mut got, r.start() as u16, r.end() as u16);
+            }
+        }
+        defer.flush(&mut got);
+        assert!(got == expected, "seed {seed}: deferred");
         // Clearing the same runs from a random bitset: the bits the scalar clear leaves,
         // and as many bits counted cleared.
         let mut next_word = xorshift(seed + 1000);
@@ -1042,6 +1059,42 @@ fn wide_run_fill_matches_the_scalar_fill() {
         assert_eq!(cleared, expected_cleared, "seed {seed}");
     }
     assert_eq!(wide_used, crate::simd::has_fill_runs_wide());
+}
+
+/// Runs all across two words, more than `Deferred` holds in one call: its buffers fill
+/// up and are flushed in the middle of the fill, and no second word is lost.
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn deferred_fill_flushes_when_full() {
+    use crate::cast::{BITSET_WORDS, RunLE, U16};
+    // Runs 60..=67 of each pair of words: 512 runs, each across two words.
+    let runs: Vec<RunLE> = (0..512u16)
+        .map(|k| RunLE {
+            start: U16::new(128 * k + 60),
+            len_minus_one: U16::new(7),
+        })
+        .collect();
+    let mut expected = [0u64; BITSET_WORDS];
+    for r in &runs {
+        crate::write::encode::fill_bits(&mut expected, r.start() as u16, r.end() as u16);
+    }
+    let mut got = [0u64; BITSET_WORDS];
+    let mut defer = crate::simd::Deferred::new();
+    let done = crate::simd::fill_runs_wide_deferred(&mut got, &runs, &mut defer);
+    assert_eq!(
+        done,
+        if crate::simd::has_fill_runs_wide() {
+            512
+        } else {
+            0
+        }
+    );
+    for r in &runs[done..] {
+        crate::write::encode::fill_bits(&mut got, r.start() as u16, r.end() as u16);
+    }
+    defer.flush(&mut got);
+    assert!(got == expected);
+    assert_eq!(got.iter().map(|w| w.count_ones()).sum::<u32>(), 512 * 8);
 }
 
 /// The vendor check behind `prefer_fill_runs_wide` (CPUID) agrees with the vendor that

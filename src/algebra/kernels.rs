@@ -37,6 +37,29 @@ crate::simd::dispatch! {
 
 #[inline(always)]
 fn or_many_into_bits_impl(cs: &[(Container<'_>, u32)], bits: &mut [u64; BITSET_WORDS]) {
+    if crate::simd::prefer_fill_runs_wide() {
+        // Eight runs a vector, the second words of runs across two deferred to one pass
+        // for the whole key (`fill_runs_wide_deferred`).
+        let mut defer = crate::simd::Deferred::new();
+        for (n, &(c, _)) in cs.iter().enumerate() {
+            match c {
+                Container::Run(r) => {
+                    let wide = crate::simd::fill_runs_wide_deferred(bits, r, &mut defer);
+                    for x in &r[wide..] {
+                        let (s, e) = run(x);
+                        fill_bits(bits, s, e);
+                    }
+                }
+                _ => or_into_bits_impl(c, bits),
+            }
+            // Once the accumulated bits are all set, the rest cannot add any.
+            if n % 8 == 7 && bits.iter().all(|&w| w == u64::MAX) {
+                break;
+            }
+        }
+        defer.flush(bits);
+        return;
+    }
     // Run containers two at a time (see `or_two_runs_into_bits_impl`).
     let mut pending = None;
     for (n, &(c, _)) in cs.iter().enumerate() {
