@@ -772,6 +772,8 @@ mod x86_kernels {
         let mut words = [0u64; 8];
         let mut masks = [0u64; 8];
         let mut done = 0;
+        // The deferred count in a register (`defer` is written back at the end).
+        let mut at = defer.n;
         for chunk in runs.chunks_exact(8) {
             // SAFETY: a chunk is 8 runs of 4 bytes, 32 bytes, read unaligned.
             let x = _mm512_cvtepu32_epi64(unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) });
@@ -788,10 +790,12 @@ mod x86_kernels {
                 _mm512_sub_epi64(we, ws),
                 one,
             );
-            if defer.n > super::DEFERRED_SLOTS - 8 {
+            if at > super::DEFERRED_SLOTS - 8 {
+                defer.n = at;
                 defer.flush_cold(bits);
+                at = 0;
             }
-            // SAFETY: both arrays are 8 u64s, 64 bytes, stored unaligned. `defer.n <=
+            // SAFETY: both arrays are 8 u64s, 64 bytes, stored unaligned. `at <=
             // DEFERRED_SLOTS - 8` (flushed above otherwise), so the 8 lanes stored from
             // it lie inside both of its buffers; of them the first `popcount(two)` count.
             unsafe {
@@ -799,7 +803,6 @@ mod x86_kernels {
                 let m = _mm512_maskz_and_epi64(within, first, last);
                 let m = _mm512_mask_mov_epi64(m, two, first);
                 _mm512_storeu_si512(masks.as_mut_ptr().cast(), m);
-                let at = defer.n;
                 _mm512_storeu_si512(
                     defer.words.as_mut_ptr().add(at).cast(),
                     _mm512_maskz_compress_epi64(two, we),
@@ -809,7 +812,7 @@ mod x86_kernels {
                     _mm512_maskz_compress_epi64(two, last),
                 );
             }
-            defer.n += two.count_ones() as usize;
+            at += two.count_ones() as usize;
             // A longer run has mask 0 here and is done below. `ws` is a start's word, at
             // most 65535 >> 6 (the mask only drops the bounds check).
             for (&w, &m) in words.iter().zip(&masks) {
@@ -827,6 +830,7 @@ mod x86_kernels {
                 break;
             }
         }
+        defer.n = at;
         done
     }
 
