@@ -688,6 +688,37 @@ mod x86_kernels {
     use super::U16;
     use core::arch::x86_64::*;
 
+    /// Eight runs of a run container in 64-bit lanes (from [`run_lanes`]).
+    struct RunLanes {
+        /// Each run's last value, up to 131070 (past 65535 only in a corrupt payload).
+        e: __m512i,
+        /// The words of its first and last values (`we` up to 2047, likewise).
+        ws: __m512i,
+        we: __m512i,
+        /// Its bits in its first word, and in its last word.
+        first: __m512i,
+        last: __m512i,
+    }
+
+    /// Eight runs as [`RunLanes`]: a run is `(start, length − 1)` as little-endian
+    /// `u16`s, one `u32` lane widened to 64 bits.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2")]
+    fn run_lanes(chunk: &[crate::cast::RunLE; 8]) -> RunLanes {
+        let (all, m63) = (_mm512_set1_epi64(-1), _mm512_set1_epi64(63));
+        // SAFETY: the chunk is 8 runs of 4 bytes, 32 bytes, read unaligned.
+        let x = _mm512_cvtepu32_epi64(unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) });
+        let s = _mm512_and_si512(x, _mm512_set1_epi64(0xFFFF));
+        let e = _mm512_add_epi64(s, _mm512_srli_epi64::<16>(x));
+        RunLanes {
+            e,
+            ws: _mm512_srli_epi64::<6>(s),
+            we: _mm512_srli_epi64::<6>(e),
+            first: _mm512_sllv_epi64(all, _mm512_and_si512(s, m63)),
+            last: _mm512_srlv_epi64(all, _mm512_sub_epi64(m63, _mm512_and_si512(e, m63))),
+        }
+    }
+
     /// See [`super::fill_runs_wide`] and [`super::clear_runs_wide`]: sets the runs' bits,
     /// or with `CLEAR` clears them, adding to `cleared` how many were set.
     ///
@@ -701,21 +732,17 @@ mod x86_kernels {
         runs: &[crate::cast::RunLE],
         cleared: &mut u32,
     ) -> usize {
-        let all = _mm512_set1_epi64(-1);
-        let low16 = _mm512_set1_epi64(0xFFFF);
-        let m63 = _mm512_set1_epi64(63);
         let mut words = [0u64; 8];
         let mut masks = [0u64; 8];
         let mut done = 0;
-        for chunk in runs.chunks_exact(8) {
-            // SAFETY: a chunk is 8 runs of 4 bytes, 32 bytes, read unaligned.
-            let x = _mm512_cvtepu32_epi64(unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) });
-            // A run is (start, length − 1) as little-endian u16s: one u32 lane, widened.
-            let s = _mm512_and_si512(x, low16);
-            let e = _mm512_add_epi64(s, _mm512_srli_epi64::<16>(x)); // up to 131070
-            let (ws, we) = (_mm512_srli_epi64::<6>(s), _mm512_srli_epi64::<6>(e));
-            let first = _mm512_sllv_epi64(all, _mm512_and_si512(s, m63));
-            let last = _mm512_srlv_epi64(all, _mm512_sub_epi64(m63, _mm512_and_si512(e, m63)));
+        for chunk in runs.as_chunks::<8>().0 {
+            let RunLanes {
+                ws,
+                we,
+                first,
+                last,
+                ..
+            } = run_lanes(chunk);
             let within = _mm512_cmpeq_epu64_mask(ws, we);
             // SAFETY: both arrays are 8 u64s, 64 bytes, stored unaligned.
             unsafe {
@@ -764,9 +791,6 @@ mod x86_kernels {
         runs: &[crate::cast::RunLE],
         defer: &mut super::Deferred,
     ) -> usize {
-        let all = _mm512_set1_epi64(-1);
-        let low16 = _mm512_set1_epi64(0xFFFF);
-        let m63 = _mm512_set1_epi64(63);
         let one = _mm512_set1_epi64(1);
         let end = _mm512_set1_epi64(1 << 16);
         let mut words = [0u64; 8];
@@ -774,15 +798,14 @@ mod x86_kernels {
         let mut done = 0;
         // The deferred count in a register (`defer` is written back at the end).
         let mut at = defer.n;
-        for chunk in runs.chunks_exact(8) {
-            // SAFETY: a chunk is 8 runs of 4 bytes, 32 bytes, read unaligned.
-            let x = _mm512_cvtepu32_epi64(unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) });
-            // A run is (start, length − 1) as little-endian u16s: one u32 lane, widened.
-            let s = _mm512_and_si512(x, low16);
-            let e = _mm512_add_epi64(s, _mm512_srli_epi64::<16>(x)); // up to 131070
-            let (ws, we) = (_mm512_srli_epi64::<6>(s), _mm512_srli_epi64::<6>(e));
-            let first = _mm512_sllv_epi64(all, _mm512_and_si512(s, m63));
-            let last = _mm512_srlv_epi64(all, _mm512_sub_epi64(m63, _mm512_and_si512(e, m63)));
+        for chunk in runs.as_chunks::<8>().0 {
+            let RunLanes {
+                e,
+                ws,
+                we,
+                first,
+                last,
+            } = run_lanes(chunk);
             let within = _mm512_cmpeq_epu64_mask(ws, we);
             // Across two words: the end's word is the next one, and inside the bitset.
             let two = _mm512_mask_cmpeq_epu64_mask(
