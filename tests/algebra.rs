@@ -413,6 +413,43 @@ fn many_way_union_groups_keys_window_by_window() {
 }
 
 #[test]
+fn many_way_difference_with_the_others_grouped_by_key() {
+    // A first bitmap of five keys (one of them 65535, and some no other has) minus ten
+    // others on three keys each, two of them the first's: the others' containers are
+    // grouped by key. Arrays, runs and a bitset on the shared keys; some values taken
+    // away, some left, one container emptied.
+    let mut first: BTreeSet<u32> = BTreeSet::new();
+    for key in [0u32, 3, 5, 7, 65535] {
+        first.extend((0..3000u32).map(|v| (key << 16) | (v * 7 % 65_536)));
+    }
+    first.extend((3 << 16)..(3 << 16) + 20_000); // a run on a shared key
+    let mut sets = vec![first];
+    for k in 0..10u32 {
+        let mut s = BTreeSet::new();
+        s.extend((0..200u32).map(|v| (3 << 16) | ((v * 35 + k) % 65_536)));
+        s.extend((0..500u32).map(|v| (4 << 16) | (v * 11 + k)));
+        if k == 4 {
+            s.extend((7 << 16)..(8 << 16)); // empties the first's key 7
+        } else {
+            s.extend((0..5000u32).map(|v| (7 << 16) | (v * 13 % 65_536)));
+        }
+        sets.push(s);
+    }
+    let mut w = Writer::new();
+    check_many_way_union(&mut w, &sets, "grouped difference");
+    // The same with the others' keys spread out (grouped through a heap): their key 4
+    // moved to 60,000.
+    for s in sets.iter_mut().skip(1) {
+        let moved: Vec<u32> = s.iter().copied().filter(|v| v >> 16 == 4).collect();
+        for v in moved {
+            s.remove(&v);
+            s.insert((60_000 << 16) | (v & 0xFFFF));
+        }
+    }
+    check_many_way_union(&mut w, &sets, "grouped difference, keys spread out");
+}
+
+#[test]
 fn results_without_canonical_kinds_keep_the_kernels_representation() {
     // Two bitsets whose union is two long runs: canonically one run container, without
     // canonical kinds the bitset the kernel computed.

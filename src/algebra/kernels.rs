@@ -99,6 +99,22 @@ fn xor_many_into_bits_impl(cs: &[(Container<'_>, u32)], bits: &mut [u64; BITSET_
 }
 
 crate::simd::dispatch! {
+    /// `s = s − c` for each of `cs`' containers in turn ([`andnot_in_place`]), the whole
+    /// loop at one CPU level; stops once `s` is empty.
+    pub(crate) fn andnot_many_in_place(cs: &[(Container<'_>, u32)], s: &mut Scratch) -> () => andnot_many_in_place_impl;
+}
+
+#[inline(always)]
+fn andnot_many_in_place_impl(cs: &[(Container<'_>, u32)], s: &mut Scratch) {
+    for &(c, _) in cs {
+        if s.len() == 0 {
+            break;
+        }
+        andnot_in_place_impl(c, s);
+    }
+}
+
+crate::simd::dispatch! {
     /// `s = s − c`, in place (many-way difference), with its exact cardinality: values
     /// stay values, runs stay runs when `c` has runs about as many, anything else is a
     /// bitset.

@@ -502,7 +502,25 @@ impl Writer {
             Many::And => self.intersect_many(views, emit),
             Many::Or => group(self, false),
             Many::Xor => group(self, true),
-            Many::AndNot => self.subtract_many(views, emit),
+            Many::AndNot => match views.split_first() {
+                // Many others sharing the first's keys: their containers grouped by key
+                // (each directory read once) rather than each key looked up in each, when
+                // the lookups would be well over the containers (at most 0.6 containers a
+                // lookup). Measured on the Xeon, first minus the rest: wikileaks (0.52)
+                // 13 % faster grouped; census-income (0.96) and census-income_srt (0.86)
+                // 20–45 % slower, their first's containers emptied by a few others, after
+                // which the lookups stop.
+                Some((first, rest))
+                    if 5 * rest.iter().map(|v| v.dir.n()).sum::<usize>()
+                        <= 3 * first.dir.n() * rest.len() =>
+                {
+                    match self.plan_group(rest) {
+                        Some(plan) => self.subtract_grouped(views, plan, emit),
+                        None => self.subtract_many(views, emit),
+                    }
+                }
+                _ => self.subtract_many(views, emit),
+            },
         }
     }
 
@@ -627,16 +645,105 @@ impl Writer {
     /// See [`many`](Self::many): the union, or the symmetric difference if `xor`; each
     /// key's containers are brought together and combined at once.
     fn group_many(&mut self, views: &[FrozenBitmap<'_>], plan: Plan, emit: bool, xor: bool) -> u64 {
-        let (s, enc, cursors, hits) = (
-            &mut self.scratch,
-            &mut self.enc,
-            &mut self.cursors,
-            &mut self.hits,
-        );
+        let (s, enc) = (&mut self.scratch, &mut self.enc);
+        let mut entries = recycle(core::mem::take(&mut self.entries));
+        let mut g = Grouping {
+            counts: &mut self.counts,
+            cursors: &mut self.cursors,
+            hits: &mut self.hits,
+            heap: &mut self.heap,
+            entries: &mut entries,
+        };
+        let total = g.for_each_key(views, plan, |key, hits| {
+            combine_key(key, hits, emit, xor, s, enc)
+        });
+        self.entries = recycle(entries);
+        total
+    }
+
+    /// [`subtract_many`](Self::subtract_many) with the others' containers grouped by key
+    /// ([`Grouping`]): each of their directories is read once, in order, where looking up
+    /// each key of the first bitmap in each of the others took a search apiece. For many
+    /// others that share the first's keys (first minus the rest on wikileaks: 18 keys in
+    /// each of 199 others).
+    fn subtract_grouped(&mut self, views: &[FrozenBitmap<'_>], plan: Plan, emit: bool) -> u64 {
+        let Some((first, rest)) = views.split_first() else {
+            return 0;
+        };
+        let (s, enc) = (&mut self.scratch, &mut self.enc);
+        let d0 = &first.dir;
+        // The first's containers on keys none of the others has go out as they are, in
+        // key order: those before each grouped key, then those after the last.
+        let mut next = 0usize;
+        let mut total = 0u64;
+        let pass = |upto: u16, next: &mut usize, s: &mut Scratch, enc: &mut _| {
+            let mut n = 0u64;
+            while *next < d0.n() && d0.key(*next) < upto {
+                n += u64::from(d0.card(*next));
+                if emit {
+                    kernels::pass_through(d0.container(*next), d0.key(*next), enc, s);
+                }
+                *next += 1;
+            }
+            n
+        };
+        let mut entries = recycle(core::mem::take(&mut self.entries));
+        let mut g = Grouping {
+            counts: &mut self.counts,
+            cursors: &mut self.cursors,
+            hits: &mut self.hits,
+            heap: &mut self.heap,
+            entries: &mut entries,
+        };
+        total += g.for_each_key(rest, plan, |key, hits| {
+            let mut n = pass(key, &mut next, s, enc);
+            if next < d0.n() && d0.key(next) == key {
+                let a = d0.container(next);
+                next += 1;
+                s.clear();
+                kernels::binary(Op::AndNot, a, hits[0].0, s);
+                kernels::andnot_many_in_place(&hits[1..], s);
+                n += s.emit_or_clear(key, enc, emit);
+            }
+            n
+        });
+        total += pass(u16::MAX, &mut next, s, enc);
+        if next < d0.n() {
+            // Key 65535, the one key `pass` stops before.
+            total += u64::from(d0.card(next));
+            if emit {
+                kernels::pass_through(d0.container(next), d0.key(next), enc, s);
+            }
+        }
+        self.entries = recycle(entries);
+        total
+    }
+}
+
+/// The writer's buffers for bringing many views' containers together key by key.
+struct Grouping<'w, 'v> {
+    counts: &'w mut Vec<u32>,
+    cursors: &'w mut Vec<usize>,
+    hits: &'w mut Vec<usize>,
+    heap: &'w mut Vec<core::cmp::Reverse<(u16, u32)>>,
+    entries: &'w mut Vec<(Container<'v>, u32)>,
+}
+
+impl<'v> Grouping<'_, 'v> {
+    /// Calls `f` with each key that some view has, in increasing order, and that key's
+    /// containers (each with its stored cardinality, in the views' order); returns the
+    /// sum of what `f` returned. `plan` from [`Writer::plan_group`] over the same views;
+    /// the cursors at each view's first container.
+    fn for_each_key(
+        &mut self,
+        views: &[FrozenBitmap<'v>],
+        plan: Plan,
+        mut f: impl FnMut(u16, &[(Container<'v>, u32)]) -> u64,
+    ) -> u64 {
+        let (cursors, hits, entries) = (&mut *self.cursors, &mut *self.hits, &mut *self.entries);
         let mut total = 0u64;
         let lo = plan.lo;
-        let mut entries: Vec<(Container<'_>, u32)> = recycle(core::mem::take(&mut self.entries));
-        let counts = &mut self.counts;
+        let counts = &mut *self.counts;
         let span = counts.len();
         if plan.grouped {
             // Keys close together: the inputs' containers are grouped by key, a window of
@@ -667,9 +774,7 @@ impl Writer {
                 for (k, &end) in (k0..k1).zip(&counts[k0..k1]) {
                     let end = end as usize;
                     if end > begin {
-                        let key = lo + k as u16;
-                        let hits = &entries[begin..end];
-                        total += combine_key(key, hits, emit, xor, s, enc);
+                        total += f(lo + k as u16, &entries[begin..end]);
                     }
                     begin = end;
                 }
@@ -678,7 +783,7 @@ impl Writer {
         } else {
             // Keys spread out: the next key is the smallest in a heap of the inputs' next
             // keys.
-            let mut heap = alloc::collections::BinaryHeap::from(core::mem::take(&mut self.heap));
+            let mut heap = alloc::collections::BinaryHeap::from(core::mem::take(self.heap));
             heap.extend(
                 views
                     .iter()
@@ -705,13 +810,12 @@ impl Writer {
                         heap.push(core::cmp::Reverse((d.key(cursors[k]), k as u32)));
                     }
                 }
-                total += combine_key(key, &entries, emit, xor, s, enc);
+                total += f(key, entries);
             }
             let mut heap = heap.into_vec();
             heap.clear();
-            self.heap = heap;
+            *self.heap = heap;
         }
-        self.entries = recycle(entries);
         total
     }
 }
