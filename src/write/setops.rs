@@ -645,20 +645,11 @@ impl Writer {
     /// See [`many`](Self::many): the union, or the symmetric difference if `xor`; each
     /// key's containers are brought together and combined at once.
     fn group_many(&mut self, views: &[FrozenBitmap<'_>], plan: Plan, emit: bool, xor: bool) -> u64 {
-        let (s, enc) = (&mut self.scratch, &mut self.enc);
-        let mut entries = recycle(core::mem::take(&mut self.entries));
-        let mut g = Grouping {
-            counts: &mut self.counts,
-            cursors: &mut self.cursors,
-            hits: &mut self.hits,
-            heap: &mut self.heap,
-            entries: &mut entries,
-        };
-        let total = g.for_each_key(views, plan, |key, hits| {
-            combine_key(key, hits, emit, xor, s, enc)
-        });
-        self.entries = recycle(entries);
-        total
+        self.grouped(|g, s, enc| {
+            g.for_each_key(views, plan, |key, hits| {
+                combine_key(key, hits, emit, xor, s, enc)
+            })
+        })
     }
 
     /// [`subtract_many`](Self::subtract_many) with the others' containers grouped by key
@@ -670,23 +661,45 @@ impl Writer {
         let Some((first, rest)) = views.split_first() else {
             return 0;
         };
-        let (s, enc) = (&mut self.scratch, &mut self.enc);
         let d0 = &first.dir;
         // The first's containers on keys none of the others has go out as they are, in
-        // key order: those before each grouped key, then those after the last.
-        let mut next = 0usize;
-        let mut total = 0u64;
-        let pass = |upto: u16, next: &mut usize, s: &mut Scratch, enc: &mut _| {
-            let mut n = 0u64;
-            while *next < d0.n() && d0.key(*next) < upto {
-                n += u64::from(d0.card(*next));
-                if emit {
-                    kernels::pass_through(d0.container(*next), d0.key(*next), enc, s);
+        // key order: those below each grouped key (`upto`), then all those left.
+        let pass =
+            |upto: u32, next: &mut usize, s: &mut Scratch, enc: &mut super::encode::Encoder| {
+                let mut n = 0u64;
+                while *next < d0.n() && u32::from(d0.key(*next)) < upto {
+                    n += u64::from(d0.card(*next));
+                    if emit {
+                        kernels::pass_through(d0.container(*next), d0.key(*next), enc, s);
+                    }
+                    *next += 1;
                 }
-                *next += 1;
-            }
-            n
-        };
+                n
+            };
+        self.grouped(|g, s, enc| {
+            let mut next = 0usize;
+            let grouped = g.for_each_key(rest, plan, |key, hits| {
+                let mut n = pass(u32::from(key), &mut next, s, enc);
+                if next < d0.n() && d0.key(next) == key {
+                    let a = d0.container(next);
+                    next += 1;
+                    s.clear();
+                    kernels::binary(Op::AndNot, a, hits[0].0, s);
+                    kernels::andnot_many_in_place(&hits[1..], s);
+                    n += s.emit_or_clear(key, enc, emit);
+                }
+                n
+            });
+            grouped + pass(1 << 16, &mut next, s, enc)
+        })
+    }
+
+    /// Calls `f` with the writer's grouping buffers ([`Grouping`], its entries recycled
+    /// for views of any lifetime), scratch and encoder.
+    fn grouped<'v, R>(
+        &mut self,
+        f: impl FnOnce(&mut Grouping<'_, 'v>, &mut Scratch, &mut super::encode::Encoder) -> R,
+    ) -> R {
         let mut entries = recycle(core::mem::take(&mut self.entries));
         let mut g = Grouping {
             counts: &mut self.counts,
@@ -695,28 +708,9 @@ impl Writer {
             heap: &mut self.heap,
             entries: &mut entries,
         };
-        total += g.for_each_key(rest, plan, |key, hits| {
-            let mut n = pass(key, &mut next, s, enc);
-            if next < d0.n() && d0.key(next) == key {
-                let a = d0.container(next);
-                next += 1;
-                s.clear();
-                kernels::binary(Op::AndNot, a, hits[0].0, s);
-                kernels::andnot_many_in_place(&hits[1..], s);
-                n += s.emit_or_clear(key, enc, emit);
-            }
-            n
-        });
-        total += pass(u16::MAX, &mut next, s, enc);
-        if next < d0.n() {
-            // Key 65535, the one key `pass` stops before.
-            total += u64::from(d0.card(next));
-            if emit {
-                kernels::pass_through(d0.container(next), d0.key(next), enc, s);
-            }
-        }
+        let r = f(&mut g, &mut self.scratch, &mut self.enc);
         self.entries = recycle(entries);
-        total
+        r
     }
 }
 
