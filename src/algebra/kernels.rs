@@ -43,46 +43,62 @@ crate::simd::dispatch! {
 #[inline(always)]
 fn or_many_into_bits_impl(cs: &[(Container<'_>, u32)], bits: &mut [u64; BITSET_WORDS]) {
     if crate::simd::prefer_fill_runs_wide() {
-        // Eight runs a vector, the second words of runs across two deferred to one pass
-        // for the whole key (`fill_runs_wide_deferred`).
+        // Eight runs a vector, where the wait for a word's previous store is not what
+        // bounds the speed (the union of all of wikileaks 7–12 % faster than two run
+        // containers interleaved, census-income_srt 8 %, on the Xeon; not on AMD's Zen 4,
+        // see `prefer_fill_runs_wide`); the second words of runs across two words
+        // deferred to one pass for the whole key (`fill_runs_wide_deferred`).
         let mut defer = crate::simd::Deferred::new();
-        for (n, &(c, _)) in cs.iter().enumerate() {
-            match c {
+        // The closures inlined by force, so that they are compiled at the caller's CPU
+        // level (out of line, they would be compiled for the baseline CPU).
+        until_full(
+            cs,
+            bits,
+            #[inline(always)]
+            |c, bits| match c {
                 Container::Run(r) => {
                     let wide = crate::simd::fill_runs_wide_deferred(bits, r, &mut defer);
-                    for x in &r[wide..] {
-                        let (s, e) = run(x);
-                        fill_bits(bits, s, e);
-                    }
+                    fill_runs_scalar(bits, &r[wide..]);
                 }
                 _ => or_into_bits_impl(c, bits),
-            }
-            // Once the accumulated bits are all set, the rest cannot add any.
-            if n % 8 == 7 && bits.iter().all(|&w| w == u64::MAX) {
-                break;
-            }
-        }
+            },
+        );
         defer.flush(bits);
         return;
     }
     // Run containers two at a time (see `or_two_runs_into_bits_impl`).
     let mut pending = None;
-    for (n, &(c, _)) in cs.iter().enumerate() {
-        match (c, pending) {
+    until_full(
+        cs,
+        bits,
+        #[inline(always)]
+        |c, bits| match (c, pending) {
             (Container::Run(r), None) => pending = Some(r),
             (Container::Run(r), Some(p)) => {
                 or_two_runs_into_bits_impl(p, r, bits);
                 pending = None;
             }
             _ => or_into_bits_impl(c, bits),
-        }
-        // Once the accumulated bits are all set, the rest cannot add any.
+        },
+    );
+    if let Some(r) = pending {
+        fill_runs(bits, r);
+    }
+}
+
+/// `or(c, bits)` for each of `cs`' containers in turn, until the accumulated bits are all
+/// set (checked every 8 containers): the rest cannot add any.
+#[inline(always)]
+fn until_full<'a>(
+    cs: &[(Container<'a>, u32)],
+    bits: &mut [u64; BITSET_WORDS],
+    mut or: impl FnMut(Container<'a>, &mut [u64; BITSET_WORDS]),
+) {
+    for (n, &(c, _)) in cs.iter().enumerate() {
+        or(c, bits);
         if n % 8 == 7 && bits.iter().all(|&w| w == u64::MAX) {
             break;
         }
-    }
-    if let Some(r) = pending {
-        fill_runs(bits, r);
     }
 }
 
@@ -121,22 +137,13 @@ crate::simd::dispatch! {
     pub(crate) fn andnot_in_place(c: Container<'_>, s: &mut Scratch) -> () => andnot_in_place_impl;
 }
 
-/// `bits = bits ∪ a ∪ b`, for two run containers. Without AVX-512 their runs are set in
-/// turn: consecutive runs of one container often share a word, and each would wait for
-/// the previous one's store to that word; the other container's run, most often in
-/// another word, fills the wait (−7 % for the union of all of wikileaks; four containers
-/// at a time gain nothing more).
+/// `bits = bits ∪ a ∪ b`, for two run containers, where the wide fill is not preferred:
+/// their runs set in turn. Consecutive runs of one container often share a word, and each
+/// would wait for the previous one's store to that word; the other container's run, most
+/// often in another word, fills the wait (−7 % for the union of all of wikileaks; four
+/// containers at a time gain nothing more).
 #[inline(always)]
 fn or_two_runs_into_bits_impl(a: &[RunLE], b: &[RunLE], bits: &mut [u64; BITSET_WORDS]) {
-    if crate::simd::prefer_fill_runs_wide() {
-        // Eight runs a vector (`fill_runs`), where the wait for a word's previous store
-        // is not what bounds the speed: the union of all of wikileaks 7–12 % faster so
-        // than interleaved, census-income_srt 8 % (same-build A/B on the Xeon; not on
-        // AMD's Zen 4, see `prefer_fill_runs_wide`).
-        fill_runs(bits, a);
-        fill_runs(bits, b);
-        return;
-    }
     let n = a.len().min(b.len());
     for (x, y) in a.iter().zip(b) {
         let (s1, e1) = run(x);
@@ -144,8 +151,8 @@ fn or_two_runs_into_bits_impl(a: &[RunLE], b: &[RunLE], bits: &mut [u64; BITSET_
         let (s2, e2) = run(y);
         fill_bits(bits, s2, e2);
     }
-    fill_runs(bits, &a[n..]);
-    fill_runs(bits, &b[n..]);
+    fill_runs_scalar(bits, &a[n..]);
+    fill_runs_scalar(bits, &b[n..]);
 }
 
 crate::simd::dispatch! {
@@ -921,7 +928,13 @@ fn fill_runs(bits: &mut [u64; BITSET_WORDS], r: &[RunLE]) {
     } else {
         0
     };
-    for x in &r[wide..] {
+    fill_runs_scalar(bits, &r[wide..]);
+}
+
+/// Sets the bits of runs `r`, one run at a time.
+#[inline(always)]
+fn fill_runs_scalar(bits: &mut [u64; BITSET_WORDS], r: &[RunLE]) {
+    for x in r {
         let (s, e) = run(x);
         fill_bits(bits, s, e);
     }

@@ -502,25 +502,7 @@ impl Writer {
             Many::And => self.intersect_many(views, emit),
             Many::Or => group(self, false),
             Many::Xor => group(self, true),
-            Many::AndNot => match views.split_first() {
-                // Many others sharing the first's keys: their containers grouped by key
-                // (each directory read once) rather than each key looked up in each, when
-                // the lookups would be well over the containers (at most 0.6 containers a
-                // lookup). Measured on the Xeon, first minus the rest: wikileaks (0.52)
-                // 13 % faster grouped; census-income (0.96) and census-income_srt (0.86)
-                // 20–45 % slower, their first's containers emptied by a few others, after
-                // which the lookups stop.
-                Some((first, rest))
-                    if 5 * rest.iter().map(|v| v.dir.n()).sum::<usize>()
-                        <= 3 * first.dir.n() * rest.len() =>
-                {
-                    match self.plan_group(rest) {
-                        Some(plan) => self.subtract_grouped(views, plan, emit),
-                        None => self.subtract_many(views, emit),
-                    }
-                }
-                _ => self.subtract_many(views, emit),
-            },
+            Many::AndNot => self.subtract(views, emit),
         }
     }
 
@@ -550,6 +532,26 @@ impl Writer {
         let grouped =
             span <= GROUP_SPAN * containers && count_keys(views, lo, span, &mut self.counts);
         Some(Plan { lo, grouped })
+    }
+
+    /// See [`many`](Self::many): the first bitmap minus the others, with the others'
+    /// containers grouped by key ([`subtract_grouped`](Self::subtract_grouped)) when
+    /// there are many of them on the first's keys: when the lookups of each key of the
+    /// first in each other ([`subtract_many`](Self::subtract_many)) would be well over
+    /// their containers (at most 0.6 containers a lookup). Measured on the Xeon, first
+    /// minus the rest: wikileaks (0.52) 13 % faster grouped; census-income (0.96) and
+    /// census-income_srt (0.86) 20–45 % slower, their first's containers emptied by a few
+    /// others, after which the lookups stop.
+    fn subtract(&mut self, views: &[FrozenBitmap<'_>], emit: bool) -> u64 {
+        if let Some((first, rest)) = views.split_first() {
+            let containers: usize = rest.iter().map(|v| v.dir.n()).sum();
+            if 5 * containers <= 3 * first.dir.n() * rest.len()
+                && let Some(plan) = self.plan_group(rest)
+            {
+                return self.subtract_grouped(first, rest, plan, emit);
+            }
+        }
+        self.subtract_many(views, emit)
     }
 
     /// See [`many`](Self::many): the first bitmap minus the others. Each container of the
@@ -657,10 +659,13 @@ impl Writer {
     /// each key of the first bitmap in each of the others took a search apiece. For many
     /// others that share the first's keys (first minus the rest on wikileaks: 18 keys in
     /// each of 199 others).
-    fn subtract_grouped(&mut self, views: &[FrozenBitmap<'_>], plan: Plan, emit: bool) -> u64 {
-        let Some((first, rest)) = views.split_first() else {
-            return 0;
-        };
+    fn subtract_grouped<'v>(
+        &mut self,
+        first: &FrozenBitmap<'v>,
+        rest: &[FrozenBitmap<'v>],
+        plan: Plan,
+        emit: bool,
+    ) -> u64 {
         let d0 = &first.dir;
         // The first's containers on keys none of the others has go out as they are, in
         // key order: those below each grouped key (`upto`), then all those left.
