@@ -539,7 +539,7 @@ pub(crate) fn fill_runs_wide(
 ) -> usize {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v4() {
-        // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2).
+        // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2, POPCNT).
         return unsafe { x86_kernels::runs_wide::<false>(bits, runs, &mut 0) };
     }
     let _ = (bits, runs);
@@ -631,7 +631,7 @@ pub(crate) fn fill_runs_wide_deferred(
 ) -> usize {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v4() {
-        // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2).
+        // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2, POPCNT).
         return unsafe { x86_kernels::runs_wide_deferred(bits, runs, defer) };
     }
     let _ = (bits, runs, defer);
@@ -649,7 +649,7 @@ pub(crate) fn clear_runs_wide(
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v4() {
         let mut cleared = 0;
-        // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2).
+        // SAFETY: `has_v4` confirmed AVX-512 F and VL (and AVX2, BMI2, POPCNT).
         let done = unsafe { x86_kernels::runs_wide::<true>(bits, runs, &mut cleared) };
         return (done, cleared);
     }
@@ -703,7 +703,7 @@ mod x86_kernels {
     /// Eight runs as [`RunLanes`]: a run is `(start, length − 1)` as little-endian
     /// `u16`s, one `u32` lane widened to 64 bits.
     #[inline]
-    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2")]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2,popcnt")]
     fn run_lanes(chunk: &[crate::cast::RunLE; 8]) -> RunLanes {
         let (all, m63) = (_mm512_set1_epi64(-1), _mm512_set1_epi64(63));
         // SAFETY: the chunk is 8 runs of 4 bytes, 32 bytes, read unaligned.
@@ -724,9 +724,9 @@ mod x86_kernels {
     ///
     /// # Safety
     ///
-    /// The CPU supports AVX-512 F and VL, AVX2 and BMI2.
+    /// The CPU supports AVX-512 F and VL, AVX2, BMI2 and POPCNT.
     #[inline]
-    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2")]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2,popcnt")]
     pub(super) unsafe fn runs_wide<const CLEAR: bool>(
         bits: &mut [u64; crate::cast::BITSET_WORDS],
         runs: &[crate::cast::RunLE],
@@ -783,9 +783,9 @@ mod x86_kernels {
     ///
     /// # Safety
     ///
-    /// The CPU supports AVX-512 F and VL, AVX2 and BMI2.
+    /// The CPU supports AVX-512 F and VL, AVX2, BMI2 and POPCNT.
     #[inline]
-    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2")]
+    #[target_feature(enable = "avx512f,avx512vl,avx2,bmi2,popcnt")]
     pub(super) unsafe fn runs_wide_deferred(
         bits: &mut [u64; crate::cast::BITSET_WORDS],
         runs: &[crate::cast::RunLE],
