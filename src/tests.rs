@@ -1097,6 +1097,113 @@ fn deferred_fill_flushes_when_full() {
     assert_eq!(got.iter().map(|w| w.count_ones()).sum::<u32>(), 512 * 8);
 }
 
+/// The many-way union's accumulation over many small run containers (gathered into
+/// batches that fill up and are flushed several times per key), large ones, arrays and
+/// bitsets, with true stored cardinalities (so that it checks for a full bitset) and with
+/// none: the bits of the values, at every CPU level.
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn many_way_union_of_many_small_run_containers() {
+    let _guard = FORCE.lock();
+    use crate::algebra::kernels;
+    use crate::cast::BITSET_WORDS;
+    use crate::container::Container;
+    // Value 0 in none of them: a batch padded with zeroed runs would show.
+    let sets: Vec<Vec<u16>> = (0..300u64)
+        .map(|seed| {
+            let len = match seed % 10 {
+                0 => 3000,
+                1 => 6000,
+                _ => 1 + (seed * 7 % 200) as usize,
+            };
+            let mut v = random_lows(seed + 77, len);
+            v.retain(|&x| x != 0);
+            v
+        })
+        .collect();
+    let kinds: Vec<_> = sets.iter().map(|v| kinds_of(v)).collect();
+    let mut expected = [0u64; BITSET_WORDS];
+    for &x in sets.iter().flatten() {
+        expected[usize::from(x >> 6)] |= 1 << (x & 63);
+    }
+    assert_eq!(expected[0] & 1, 0);
+    let mut with_cards = Vec::new();
+    for (i, (v, k)) in sets.iter().zip(&kinds).enumerate() {
+        let c = match i % 15 {
+            7 => Container::Bitset(k.1[..].try_into().unwrap()),
+            3 | 11 if v.len() <= 4096 => Container::Array(&k.0),
+            _ => Container::Run(&k.2),
+        };
+        with_cards.push((c, v.len() as u32));
+    }
+    let batched: Vec<usize> = with_cards
+        .iter()
+        .filter_map(|(c, _)| match c {
+            Container::Run(r) if r.len() <= kernels::RUN_BATCH / 4 => Some(r.len()),
+            _ => None,
+        })
+        .collect();
+    // Enough to fill a batch several times over, and some too large for one.
+    assert!(
+        batched.len() > 150,
+        "{} small run containers",
+        batched.len()
+    );
+    assert!(batched.iter().sum::<usize>() > 4 * kernels::RUN_BATCH);
+    let large = with_cards
+        .iter()
+        .filter(|(c, _)| matches!(c, Container::Run(r) if r.len() > kernels::RUN_BATCH / 4));
+    assert!(large.count() >= 10);
+    let without: Vec<_> = with_cards.iter().map(|&(c, _)| (c, 0)).collect();
+    for level in CPU_LEVELS {
+        cap(level);
+        for cs in [&with_cards, &without] {
+            let mut got = [0u64; BITSET_WORDS];
+            kernels::or_many_into_bits(cs, &mut got);
+            assert!(got == expected, "level {level}");
+        }
+    }
+    cap(0);
+}
+
+/// A union that is full but for one word until its 26th container: the checks for a
+/// full bitset (every 8 containers, once the stored cardinalities reach 65536) resume at
+/// that word, and do not stop before it fills.
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn many_way_union_stops_only_when_full() {
+    let _guard = FORCE.lock();
+    use crate::algebra::kernels;
+    use crate::cast::{BITSET_WORDS, RunLE, U16};
+    use crate::container::Container;
+    let run = |s: u16, e: u16| RunLE {
+        start: U16::new(s),
+        len_minus_one: U16::new(e - s),
+    };
+    // All but word 5 (values 320..=383), then small containers elsewhere, then word 5.
+    let most = [run(0, 319), run(384, 65535)];
+    let small: Vec<[RunLE; 3]> = (0..24u16)
+        .map(|k| {
+            [
+                run(k * 8, k * 8 + 2),
+                run(1000 + k, 1000 + k),
+                run(40000, 40001),
+            ]
+        })
+        .collect();
+    let last = [run(320, 383)];
+    let mut cs = alloc::vec![(Container::Run(&most), 65536 - 64)];
+    cs.extend(small.iter().map(|r| (Container::Run(&r[..]), 6)));
+    cs.push((Container::Run(&last), 64));
+    for level in CPU_LEVELS {
+        cap(level);
+        let mut got = [0u64; BITSET_WORDS];
+        kernels::or_many_into_bits(&cs, &mut got);
+        assert!(got.iter().all(|&w| w == u64::MAX), "level {level}");
+    }
+    cap(0);
+}
+
 /// The vendor check behind `prefer_fill_runs_wide` (CPUID) agrees with the vendor that
 /// Linux reports in /proc/cpuinfo, where there is one.
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
