@@ -1,5 +1,6 @@
-//! Runtime CPU-feature dispatch, and one inline-assembly step (`bit_op`) — the crate's
-//! only `unsafe` code besides the memory map of `BitmapFile::open`.
+//! Runtime CPU-feature dispatch, and one inline-assembly step in two forms (`bit_op`, and
+//! `bit_op_bmi2` where the CPU has BMI2) — the crate's only `unsafe` code besides the
+//! memory map of `BitmapFile::open`.
 //!
 //! Hot kernels are written once, in safe Rust, as `#[inline(always)]` functions, and
 //! compiled twice by [`dispatch!`]: for the baseline target, and inside a function with
@@ -168,18 +169,18 @@ pub(crate) enum BitOp {
 /// the store, as CRoaring's `bitset_set_list` does, which LLVM does not emit for
 /// `*word |= 1 << (v & 63)` (it shifts, then ors into memory): the union of all of
 /// census1881 is 9 % faster so on the Xeon. Elsewhere, and under Miri (which runs no
-/// assembly), [`bit_op_portable`].
+/// assembly), [`bit_op_portable`]. Where the CPU has BMI2, [`bit_op_bmi2`] is one
+/// instruction shorter.
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn bit_op(bits: &mut [u64; crate::cast::BITSET_WORDS], v: u16, op: BitOp) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
-        use core::arch::asm;
         let words = bits.as_mut_ptr();
         let pos = u64::from(v);
         macro_rules! load_bit_store {
             ($bit:literal) => {
-                asm!(
+                core::arch::asm!(
                     "mov {off:e}, {pos:e}",
                     "shr {off:e}, 6",
                     "mov {word}, qword ptr [{words} + {off} * 8]",
@@ -198,6 +199,78 @@ pub(crate) fn bit_op(bits: &mut [u64; crate::cast::BITSET_WORDS], v: u16, op: Bi
         // touches no other memory and no stack, writes only its two scratch registers and
         // the flags (declared clobbered by default), and the bit operand of a register
         // `bts` is taken modulo 64.
+        unsafe {
+            match op {
+                BitOp::Set => load_bit_store!("bts"),
+                BitOp::Flip => load_bit_store!("btc"),
+                BitOp::Clear => load_bit_store!("btr"),
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    bit_op_portable(bits, v, op);
+}
+
+/// Proof that the CPU has BMI2, for [`bit_op_bmi2`]: made only by [`Bmi2::detect`].
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy)]
+pub(crate) struct Bmi2 {
+    _checked: (),
+}
+
+#[cfg(feature = "alloc")]
+impl Bmi2 {
+    /// `Some` if the CPU has BMI2 (checked with the x86-64-v3 level, which the tests'
+    /// caps lower, so that they reach [`bit_op`] too).
+    #[inline(always)]
+    pub(crate) fn detect() -> Option<Bmi2> {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        return x86::has_v3().then_some(Bmi2 { _checked: () });
+        #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+        None
+    }
+}
+
+/// [`bit_op`] with the word index taken by BMI2's `shrx` (a three-operand shift: no copy
+/// of the value first), one instruction of six fewer per value: the union of all of
+/// census1881 5–6 % faster on the Xeon, whose loop is bound by the instructions it issues,
+/// not by the wait for a word's previous store (taking the values in two or four
+/// interleaved streams made no difference).
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn bit_op_bmi2(
+    bmi2: Bmi2,
+    bits: &mut [u64; crate::cast::BITSET_WORDS],
+    v: u16,
+    op: BitOp,
+) {
+    let _ = bmi2;
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        let words = bits.as_mut_ptr();
+        let pos = u64::from(v);
+        macro_rules! load_bit_store {
+            ($bit:literal) => {
+                core::arch::asm!(
+                    "shrx {off:e}, {pos:e}, {six:e}",
+                    "mov {word}, qword ptr [{words} + {off} * 8]",
+                    concat!($bit, " {word}, {pos}"),
+                    "mov qword ptr [{words} + {off} * 8], {word}",
+                    off = out(reg) _, word = out(reg) _,
+                    pos = in(reg) pos, words = in(reg) words, six = in(reg) 6u32,
+                    options(nostack),
+                )
+            };
+        }
+        // SAFETY: `shrx` is BMI2, which the CPU has: a `Bmi2` exists only once
+        // `Bmi2::detect` found it (through `is_x86_feature_detected!`). The word index is
+        // `v >> 6` (the 32-bit `shrx` of a value below 2^16 by 6), at most 1023, and
+        // `bits` has 1024 words: the 8-byte load and store at `words + 8 × index` are
+        // inside `bits`, aligned for `u64`, and `bits` is borrowed mutably, so nothing
+        // else reads or writes that word meanwhile. The assembly touches no other memory
+        // and no stack, writes only its two scratch registers and the flags (declared
+        // clobbered by default), and the bit operand of a register `bts` is taken
+        // modulo 64.
         unsafe {
             match op {
                 BitOp::Set => load_bit_store!("bts"),

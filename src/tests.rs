@@ -329,7 +329,7 @@ fn intersection_len_of_every_kind_pair_matches_the_model() {
 #[test]
 #[cfg_attr(miri, ignore)] // the assembly step; under Miri both are the portable one
 fn bit_op_matches_the_portable_step() {
-    use crate::simd::{BitOp, bit_op, bit_op_portable};
+    use crate::simd::{BitOp, Bmi2, bit_op, bit_op_bmi2, bit_op_portable};
     let mut next = xorshift(99);
     let mut start = [0u64; crate::cast::BITSET_WORDS];
     start
@@ -339,11 +339,20 @@ fn bit_op_matches_the_portable_step() {
     let mut values: Vec<u16> = alloc::vec![0, 1, 63, 64, 127, 65_472, 65_535, 65_535];
     values.extend((0..3000).map(|_| next(65_536) as u16));
     values.extend_from_within(..500);
-    for op in [BitOp::Set, BitOp::Flip, BitOp::Clear] {
+    // The BMI2 step where the CPU has it, and the other one.
+    let bmi2 = Bmi2::detect();
+    for (op, with_bmi2) in [BitOp::Set, BitOp::Flip, BitOp::Clear]
+        .into_iter()
+        .flat_map(|op| [(op, None), (op, bmi2)])
+    {
         let (mut fast, mut portable) = (start, start);
         for &v in &values {
             let was = (fast[usize::from(v >> 6)] >> (v & 63)) & 1;
-            bit_op(&mut fast, v, op);
+            if let Some(bmi2) = with_bmi2 {
+                bit_op_bmi2(bmi2, &mut fast, v, op);
+            } else {
+                bit_op(&mut fast, v, op);
+            }
             bit_op_portable(&mut portable, v, op);
             let now = (fast[usize::from(v >> 6)] >> (v & 63)) & 1;
             let want = match op {

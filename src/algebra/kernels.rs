@@ -702,7 +702,22 @@ const DENSE_GAP: usize = 32;
 /// slower in order).
 #[inline(always)]
 fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
-    let f = |bits: &mut [u64; BITSET_WORDS], v| crate::simd::bit_op(bits, v, op);
+    if let Some(bmi2) = crate::simd::Bmi2::detect() {
+        set_values_by(bits, a, |bits, v| {
+            crate::simd::bit_op_bmi2(bmi2, bits, v, op)
+        });
+    } else {
+        set_values_by(bits, a, |bits, v| crate::simd::bit_op(bits, v, op));
+    }
+}
+
+/// [`set_values`] with `f` as the step.
+#[inline(always)]
+fn set_values_by(
+    bits: &mut [u64; BITSET_WORDS],
+    a: &[U16],
+    f: impl Fn(&mut [u64; BITSET_WORDS], u16),
+) {
     let span = match (a.first(), a.last()) {
         // Sorted in a checked view; an unsorted array only picks the other order.
         (Some(x), Some(y)) => usize::from(y.get().wrapping_sub(x.get())),

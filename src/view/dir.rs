@@ -20,6 +20,7 @@ pub(crate) struct FrozenDir<'a> {
 impl<'a> FrozenDir<'a> {
     /// The container a directory entry describes (descriptor and stored cardinality − 1),
     /// with its cardinality.
+    #[cfg(feature = "alloc")]
     #[inline(always)]
     fn entry(&self, desc: &U32, card: &U16) -> (Container<'a>, u32) {
         let at = self.located(desc, card);
