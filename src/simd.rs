@@ -174,41 +174,7 @@ pub(crate) enum BitOp {
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn bit_op(bits: &mut [u64; crate::cast::BITSET_WORDS], v: u16, op: BitOp) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        let words = bits.as_mut_ptr();
-        let pos = u64::from(v);
-        macro_rules! load_bit_store {
-            ($bit:literal) => {
-                core::arch::asm!(
-                    "mov {off:e}, {pos:e}",
-                    "shr {off:e}, 6",
-                    "mov {word}, qword ptr [{words} + {off} * 8]",
-                    concat!($bit, " {word}, {pos}"),
-                    "mov qword ptr [{words} + {off} * 8], {word}",
-                    off = out(reg) _, word = out(reg) _,
-                    pos = in(reg) pos, words = in(reg) words,
-                    options(nostack),
-                )
-            };
-        }
-        // SAFETY: the word index is `v >> 6` (the 32-bit `shr` of a value below 2^16),
-        // at most 1023, and `bits` has 1024 words: the 8-byte load and store at
-        // `words + 8 × index` are inside `bits`, aligned for `u64`, and `bits` is borrowed
-        // mutably, so nothing else reads or writes that word meanwhile. The assembly
-        // touches no other memory and no stack, writes only its two scratch registers and
-        // the flags (declared clobbered by default), and the bit operand of a register
-        // `bts` is taken modulo 64.
-        unsafe {
-            match op {
-                BitOp::Set => load_bit_store!("bts"),
-                BitOp::Flip => load_bit_store!("btc"),
-                BitOp::Clear => load_bit_store!("btr"),
-            }
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    bit_op_portable(bits, v, op);
+    bit_step(bits, v, op, None);
 }
 
 /// Proof that the CPU has BMI2, for [`bit_op_bmi2`]: made only by [`Bmi2::detect`].
@@ -244,43 +210,67 @@ pub(crate) fn bit_op_bmi2(
     v: u16,
     op: BitOp,
 ) {
-    let _ = bmi2;
+    bit_step(bits, v, op, Some(bmi2));
+}
+
+/// [`bit_op`], or with `Some(bmi2)` [`bit_op_bmi2`] (a constant where it is inlined).
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn bit_step(bits: &mut [u64; crate::cast::BITSET_WORDS], v: u16, op: BitOp, bmi2: Option<Bmi2>) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let words = bits.as_mut_ptr();
         let pos = u64::from(v);
+        // The word index into `off` (by `shr`, or by BMI2's `shrx`), then the word's load,
+        // the bit instruction and the store.
         macro_rules! load_bit_store {
-            ($bit:literal) => {
+            (shr, $bit:literal) => {
+                load_bit_store!(@ "mov {off:e}, {pos:e}\nshr {off:e}, 6", $bit,)
+            };
+            (shrx, $bit:literal) => {
+                load_bit_store!(@ "shrx {off:e}, {pos:e}, {six:e}", $bit, six = in(reg) 6u32,)
+            };
+            (@ $index:literal, $bit:literal, $($extra:tt)*) => {
                 core::arch::asm!(
-                    "shrx {off:e}, {pos:e}, {six:e}",
+                    $index,
                     "mov {word}, qword ptr [{words} + {off} * 8]",
                     concat!($bit, " {word}, {pos}"),
                     "mov qword ptr [{words} + {off} * 8], {word}",
                     off = out(reg) _, word = out(reg) _,
-                    pos = in(reg) pos, words = in(reg) words, six = in(reg) 6u32,
+                    pos = in(reg) pos, words = in(reg) words, $($extra)*
                     options(nostack),
                 )
             };
         }
-        // SAFETY: `shrx` is BMI2, which the CPU has: a `Bmi2` exists only once
-        // `Bmi2::detect` found it (through `is_x86_feature_detected!`). The word index is
-        // `v >> 6` (the 32-bit `shrx` of a value below 2^16 by 6), at most 1023, and
-        // `bits` has 1024 words: the 8-byte load and store at `words + 8 × index` are
-        // inside `bits`, aligned for `u64`, and `bits` is borrowed mutably, so nothing
-        // else reads or writes that word meanwhile. The assembly touches no other memory
-        // and no stack, writes only its two scratch registers and the flags (declared
-        // clobbered by default), and the bit operand of a register `bts` is taken
-        // modulo 64.
+        macro_rules! by_op {
+            ($index:ident) => {
+                match op {
+                    BitOp::Set => load_bit_store!($index, "bts"),
+                    BitOp::Flip => load_bit_store!($index, "btc"),
+                    BitOp::Clear => load_bit_store!($index, "btr"),
+                }
+            };
+        }
+        // SAFETY: `shrx` runs only with a `Bmi2`, which exists only once `Bmi2::detect`
+        // found BMI2 on this CPU (through `is_x86_feature_detected!`). The word index is
+        // `v >> 6` (the 32-bit shift of a value below 2^16 by 6), at most 1023, and `bits`
+        // has 1024 words: the 8-byte load and store at `words + 8 × index` are inside
+        // `bits`, aligned for `u64`, and `bits` is borrowed mutably, so nothing else reads
+        // or writes that word meanwhile. The assembly touches no other memory and no
+        // stack, writes only its two scratch registers and the flags (declared clobbered
+        // by default), and the bit operand of a register `bts` is taken modulo 64.
         unsafe {
-            match op {
-                BitOp::Set => load_bit_store!("bts"),
-                BitOp::Flip => load_bit_store!("btc"),
-                BitOp::Clear => load_bit_store!("btr"),
+            match bmi2 {
+                Some(_) => by_op!(shrx),
+                None => by_op!(shr),
             }
         }
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    bit_op_portable(bits, v, op);
+    {
+        let _ = bmi2;
+        bit_op_portable(bits, v, op);
+    }
 }
 
 /// [`bit_op`] in plain Rust (what the tests compare it with).
