@@ -688,8 +688,9 @@ fn result_likely_array(x: &[U16], y: &[RunLE]) -> bool {
     xr + y.len() >= need
 }
 
-/// The average distance of an array's values below which [`set_values`] takes them by
-/// halves (a value then shares its word with the next one about half the time).
+/// The average distance of an array's values below which [`set_values`] takes them in
+/// interleaved streams (a value then shares its word with the next one about half the
+/// time).
 const DENSE_GAP: usize = 32;
 
 /// Applies `op` to the bit of each value of `a` ([`crate::simd::bit_op`]). Where
@@ -702,18 +703,27 @@ const DENSE_GAP: usize = 32;
 /// slower in order).
 #[inline(always)]
 fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
+    set_values_in::<false>(bits, a, op)
+}
+
+/// [`set_values`], or with `FOUR` a dense array's four quarters in turn, which the
+/// many-way union and symmetric difference take (the union of all of census-income,
+/// many dense arrays into one bitset, 12 % faster than by halves on the Xeon; the pairwise
+/// union, one array into a copied bitset, was 4 % slower so).
+#[inline(always)]
+fn set_values_in<const FOUR: bool>(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
     if let Some(bmi2) = crate::simd::Bmi2::detect() {
-        set_values_by(bits, a, |bits, v| {
+        set_values_by::<FOUR>(bits, a, |bits, v| {
             crate::simd::bit_op_bmi2(bmi2, bits, v, op)
         });
     } else {
-        set_values_by(bits, a, |bits, v| crate::simd::bit_op(bits, v, op));
+        set_values_by::<FOUR>(bits, a, |bits, v| crate::simd::bit_op(bits, v, op));
     }
 }
 
 /// [`set_values`] with `f` as the step.
 #[inline(always)]
-fn set_values_by(
+fn set_values_by<const FOUR: bool>(
     bits: &mut [u64; BITSET_WORDS],
     a: &[U16],
     f: impl Fn(&mut [u64; BITSET_WORDS], u16),
@@ -738,6 +748,23 @@ fn set_values_by(
         }
         return;
     }
+    if FOUR {
+        let q = a.len() / 4;
+        let (p0, rest) = a.split_at(q);
+        let (p1, rest) = rest.split_at(q);
+        let (p2, rest) = rest.split_at(q);
+        let (p3, tail) = rest.split_at(q);
+        for (((x, y), z), w) in p0.iter().zip(p1).zip(p2).zip(p3) {
+            f(bits, x.get());
+            f(bits, y.get());
+            f(bits, z.get());
+            f(bits, w.get());
+        }
+        for v in tail {
+            f(bits, v.get());
+        }
+        return;
+    }
     let (lo, hi) = a.split_at(a.len() / 2);
     let mut apply = |v: &U16| f(bits, v.get());
     for (x, y) in lo.iter().zip(hi) {
@@ -752,7 +779,7 @@ fn set_values_by(
 #[inline(always)]
 fn or_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
     match c {
-        Container::Array(a) => set_values(bits, a, BitOp::Set),
+        Container::Array(a) => set_values_in::<true>(bits, a, BitOp::Set),
         Container::Bitset(b) => {
             for (d, w) in bits.iter_mut().zip(b.iter()) {
                 *d |= w.get();
@@ -765,7 +792,7 @@ fn or_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
 #[inline(always)]
 fn xor_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
     match c {
-        Container::Array(a) => set_values(bits, a, BitOp::Flip),
+        Container::Array(a) => set_values_in::<true>(bits, a, BitOp::Flip),
         Container::Bitset(b) => {
             for (d, w) in bits.iter_mut().zip(b.iter()) {
                 *d ^= w.get();
