@@ -365,7 +365,7 @@ fn or_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITSET_W
         Container::Bitset(y) => words_into(bits, x, y, |p, q| p | q),
         Container::Array(a) => {
             copy_bits(bits, x);
-            set_values(bits, a, BitOp::Set);
+            set_values::<2>(bits, a, BitOp::Set);
             bits_card_impl(bits)
         }
         Container::Run(r) => {
@@ -428,11 +428,11 @@ fn or_arrays_into_bits_impl(x: &[U16], y: &[U16], bits: &mut [u64; BITSET_WORDS]
 /// result's cardinality.
 #[inline(always)]
 fn arrays_into_bits(x: &[U16], y: &[U16], xor: bool, bits: &mut [u64; BITSET_WORDS]) -> u32 {
-    set_values(bits, x, BitOp::Set);
+    set_values::<2>(bits, x, BitOp::Set);
     if xor {
-        set_values(bits, y, BitOp::Flip);
+        set_values::<2>(bits, y, BitOp::Flip);
     } else {
-        set_values(bits, y, BitOp::Set);
+        set_values::<2>(bits, y, BitOp::Set);
     }
     bits_card_impl(bits)
 }
@@ -502,9 +502,9 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             copy_bits(&mut s.bits, y);
             // One loop per operation (the match hoisted out of the per-value loop).
             match op {
-                Op::Or => set_values(&mut s.bits, x, BitOp::Set),
-                Op::Xor => set_values(&mut s.bits, x, BitOp::Flip),
-                _ => set_values(&mut s.bits, x, BitOp::Clear),
+                Op::Or => set_values::<2>(&mut s.bits, x, BitOp::Set),
+                Op::Xor => set_values::<2>(&mut s.bits, x, BitOp::Flip),
+                _ => set_values::<2>(&mut s.bits, x, BitOp::Clear),
             }
             s.set_bits();
         }
@@ -544,16 +544,16 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             s.zero_bits();
             fill_runs(&mut s.bits, y);
             if op == Op::Or {
-                set_values(&mut s.bits, x, BitOp::Set);
+                set_values::<2>(&mut s.bits, x, BitOp::Set);
             } else {
-                set_values(&mut s.bits, x, BitOp::Flip);
+                set_values::<2>(&mut s.bits, x, BitOp::Flip);
             }
             s.set_bits();
         }
         (Op::AndNot, Run(x), Array(y)) if x.len() + y.len() > RUN_MERGE_MAX => {
             s.zero_bits();
             fill_runs(&mut s.bits, x);
-            set_values(&mut s.bits, y, BitOp::Clear);
+            set_values::<2>(&mut s.bits, y, BitOp::Clear);
             s.set_bits();
         }
         (Op::Or, Array(x), Run(y)) | (Op::Or, Run(y), Array(x)) => {
@@ -693,37 +693,32 @@ fn result_likely_array(x: &[U16], y: &[RunLE]) -> bool {
 /// time).
 const DENSE_GAP: usize = 32;
 
-/// Applies `op` to the bit of each value of `a` ([`crate::simd::bit_op`]). Where
-/// neighbouring values often share a word (on average less than [`DENSE_GAP`] apart),
-/// the first and the second half of the values are taken in turn: each update of a word
-/// would wait for the previous update's store, and the other half's value, in another
-/// word, fills the wait. Sparser arrays are taken in order, which costs fewer
-/// instructions (the union of all of census1881, whose arrays' values are about 95 apart,
-/// is 6 % faster so than by halves on the Xeon; census-income's denser arrays are 8 %
-/// slower in order).
+/// Applies `op` to the bit of each value of `a` ([`crate::simd::bit_op`], or
+/// [`crate::simd::bit_op_bmi2`] where the CPU has BMI2). Where neighbouring values often
+/// share a word (on average less than [`DENSE_GAP`] apart), the array is cut into
+/// `STREAMS` parts (2 or 4) taken in turn: each update of a word would wait for the previous
+/// update's store, and the other parts' values, in other words, fill the wait. The
+/// pairwise kernels take 2 (halves), the many-way union and symmetric difference 4 (the
+/// union of all of census-income, many dense arrays into one bitset, 12 % faster than by
+/// halves on the Xeon; the pairwise union, one array into a copied bitset, 4 % slower so).
+/// Sparser arrays are taken in order, which costs fewer instructions (the union of all of
+/// census1881, whose arrays' values are about 95 apart, is 6 % faster so than by halves
+/// on the Xeon; census-income's denser arrays are 8 % slower in order).
 #[inline(always)]
-fn set_values(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
-    set_values_in::<false>(bits, a, op)
-}
-
-/// [`set_values`], or with `FOUR` a dense array's four quarters in turn, which the
-/// many-way union and symmetric difference take (the union of all of census-income,
-/// many dense arrays into one bitset, 12 % faster than by halves on the Xeon; the pairwise
-/// union, one array into a copied bitset, was 4 % slower so).
-#[inline(always)]
-fn set_values_in<const FOUR: bool>(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
+fn set_values<const STREAMS: usize>(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
+    const { assert!(STREAMS == 2 || STREAMS == 4) };
     if let Some(bmi2) = crate::simd::Bmi2::detect() {
-        set_values_by::<FOUR>(bits, a, |bits, v| {
+        set_values_by::<STREAMS>(bits, a, |bits, v| {
             crate::simd::bit_op_bmi2(bmi2, bits, v, op)
         });
     } else {
-        set_values_by::<FOUR>(bits, a, |bits, v| crate::simd::bit_op(bits, v, op));
+        set_values_by::<STREAMS>(bits, a, |bits, v| crate::simd::bit_op(bits, v, op));
     }
 }
 
 /// [`set_values`] with `f` as the step.
 #[inline(always)]
-fn set_values_by<const FOUR: bool>(
+fn set_values_by<const STREAMS: usize>(
     bits: &mut [u64; BITSET_WORDS],
     a: &[U16],
     f: impl Fn(&mut [u64; BITSET_WORDS], u16),
@@ -748,7 +743,10 @@ fn set_values_by<const FOUR: bool>(
         }
         return;
     }
-    if FOUR {
+    // The parts written out for each count of streams: a loop over an array of `STREAMS`
+    // parts, indexed, made the many-way union of census-income 4 % slower and its
+    // symmetric difference 6 %.
+    if STREAMS == 4 {
         let q = a.len() / 4;
         let (p0, rest) = a.split_at(q);
         let (p1, rest) = rest.split_at(q);
@@ -766,20 +764,19 @@ fn set_values_by<const FOUR: bool>(
         return;
     }
     let (lo, hi) = a.split_at(a.len() / 2);
-    let mut apply = |v: &U16| f(bits, v.get());
     for (x, y) in lo.iter().zip(hi) {
-        apply(x);
-        apply(y);
+        f(bits, x.get());
+        f(bits, y.get());
     }
     if let Some(last) = hi.get(lo.len()) {
-        apply(last);
+        f(bits, last.get());
     }
 }
 
 #[inline(always)]
 fn or_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
     match c {
-        Container::Array(a) => set_values_in::<true>(bits, a, BitOp::Set),
+        Container::Array(a) => set_values::<4>(bits, a, BitOp::Set),
         Container::Bitset(b) => {
             for (d, w) in bits.iter_mut().zip(b.iter()) {
                 *d |= w.get();
@@ -792,7 +789,7 @@ fn or_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
 #[inline(always)]
 fn xor_into_bits_impl(c: Container<'_>, bits: &mut [u64; BITSET_WORDS]) {
     match c {
-        Container::Array(a) => set_values_in::<true>(bits, a, BitOp::Flip),
+        Container::Array(a) => set_values::<4>(bits, a, BitOp::Flip),
         Container::Bitset(b) => {
             for (d, w) in bits.iter_mut().zip(b.iter()) {
                 *d ^= w.get();
