@@ -224,10 +224,15 @@ fn with_dataset(
     } else {
         Vec::new()
     };
-    // roaring-rs's owned bitmaps, for `rr_contains`.
+    // roaring-rs's owned bitmaps, run-optimized as the benchmarks build them, for
+    // `rr_contains`, `rr_inter` and the many-way `rr_union_all`, `rr_diff_all`.
     let rr: Vec<roaring::RoaringBitmap> = if wanted.iter().any(|o| o.starts_with("rr_")) {
         sets.iter()
-            .map(|s| roaring::RoaringBitmap::from_sorted_iter(s.iter().copied()).unwrap())
+            .map(|s| {
+                let mut b = roaring::RoaringBitmap::from_sorted_iter(s.iter().copied()).unwrap();
+                b.optimize();
+                b
+            })
             .collect()
     } else {
         Vec::new()
@@ -290,6 +295,15 @@ fn with_dataset(
                 .iter()
                 .map(|v| probes.iter().filter(|&&p| v.contains(p)).count() as u64)
                 .sum(),
+            "rr_inter" => rr.windows(2).map(|p| p[0].intersection_len(&p[1])).sum(),
+            "rr_union_all" => {
+                use roaring::MultiOps;
+                rr.iter().union().len()
+            }
+            "rr_diff_all" => {
+                use roaring::MultiOps;
+                rr.iter().difference().len()
+            }
             "crv_contains" => crv
                 .iter()
                 .map(|v| probes.iter().filter(|&&p| v.contains(p)).count() as u64)

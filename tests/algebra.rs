@@ -203,6 +203,50 @@ proptest! {
         prop_assert_eq!(a_ ^ b_, &(a_ - b_) | &(b_ - a_));
     }
 
+    /// The first minus the rest when the first has at most one container (the others are
+    /// then read as they come, not collected): others with and without that key, in both
+    /// formats, through a slice, an iterator of references and one of owned views, with
+    /// and without canonical kinds, after 0, 3 and 64 bytes.
+    #[test]
+    fn difference_of_a_one_container_first(
+        first in prop_oneof![Just(None), (key(), shape(), any::<u64>()).prop_map(Some)],
+        others in prop::collection::vec((prop_oneof![Just(None), key().prop_map(Some)], shape(), any::<u64>(), any::<bool>()), 0..6),
+    ) {
+        let first_key = first.map_or(0, |(k, _, _)| k);
+        let first: BTreeSet<u32> = first.map_or_else(BTreeSet::new, |p| build_set(&[p]));
+        // An other of no key given: the first's key, so that most others take values away.
+        let rest: Vec<(BTreeSet<u32>, bool)> = others
+            .into_iter()
+            .map(|(k, sh, seed, frozen)| (build_set(&[(k.unwrap_or(first_key), sh, seed)]), frozen))
+            .collect();
+        let bytes: Vec<Vec<u8>> = std::iter::once(encode(&first))
+            .chain(rest.iter().map(|(s, frozen)| if *frozen { encode(s) } else { portable(s) }))
+            .collect();
+        let views: Vec<FrozenBitmap> = bytes.iter().map(|x| FrozenBitmap::from_bytes(x).unwrap()).collect();
+        let diff: BTreeSet<u32> = first.iter().copied().filter(|v| !rest.iter().any(|(s, _)| s.contains(v))).collect();
+        let want = encode(&diff);
+        let mut w = Writer::new();
+        let mut relaxed = Writer::new().with_canonical(false);
+        for prefix in [0usize, 3, 64] {
+            let mut out = vec![5u8; prefix];
+            let r = w.difference_many_into(&views, &mut out).unwrap();
+            prop_assert!(out[..prefix].iter().all(|&b| b == 5));
+            prop_assert_eq!(&out[r], &want[..], "after {} bytes", prefix);
+            out.truncate(prefix);
+            let r = w.difference_many_into(views.iter().copied(), &mut out).unwrap();
+            prop_assert_eq!(&out[r], &want[..]);
+            out.truncate(prefix);
+            let r = relaxed.difference_many_into(views.iter(), &mut out).unwrap();
+            let v = FrozenBitmap::from_bytes_strict(&out[r]).unwrap();
+            prop_assert!(v.iter().eq(diff.iter().copied()));
+        }
+        prop_assert_eq!(w.difference_many_len(&views), diff.len() as u64);
+        prop_assert_eq!(w.difference_many_len(views.iter().copied()), diff.len() as u64);
+        // The other forms through the same writer are not thrown off by the streamed ones.
+        let union: BTreeSet<u32> = first.iter().chain(rest.iter().flat_map(|(s, _)| s)).copied().collect();
+        prop_assert_eq!(w.union_many_len(&views), union.len() as u64);
+    }
+
     #[test]
     fn many_way_matches_model(sets in prop::collection::vec(set(), 0..7), share in any::<bool>()) {
         // Optionally make every set contain a common part so intersections are non-empty.
@@ -707,4 +751,51 @@ fn early_exit_leaves_no_state_behind() {
     let r = w.intersection_many_into(&views, &mut out).unwrap();
     assert_eq!(&out[r], &encode(&BTreeSet::new())[..]);
     assert_eq!(w.union_many_len(&views[2..]), 20);
+}
+
+/// The first minus the rest, for a first bitmap of one container, reads no more of the
+/// others once nothing is left of it (and none at all for an empty first): they are taken
+/// as they come, not collected beforehand.
+#[test]
+fn difference_of_a_one_container_first_stops_reading_once_empty() {
+    let sets: [&[u32]; 4] = [&[1, 2, 3, 70_000], &[2], &[1, 3, 70_000, 9], &[4]];
+    let bytes: Vec<Vec<u8>> = sets
+        .iter()
+        .map(|s| encode(&s.iter().copied().collect()))
+        .collect();
+    let views: Vec<FrozenBitmap> = bytes
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    for (first, taken, len) in [(&views[0], 4, 0), (&views[1], 2, 0), (&views[3], 4, 1)] {
+        let mut read = 0;
+        let others = views.iter().filter(|v| !std::ptr::eq(*v, first));
+        let all = std::iter::once(first).chain(others).inspect(|_| read += 1);
+        out.clear();
+        let r = w.difference_many_into(all, &mut out).unwrap();
+        let expected: Vec<u32> = first
+            .iter()
+            .filter(|x| {
+                !views
+                    .iter()
+                    .any(|v| !std::ptr::eq(v, first) && v.contains(*x))
+            })
+            .collect();
+        assert_eq!(
+            FrozenBitmap::from_bytes(&out[r]).unwrap().to_vec(),
+            expected
+        );
+        assert_eq!(expected.len(), len);
+        // {1, 2, 3, 70 000} has two containers: all collected; {2} is emptied by the
+        // second input, so the last two are never read; {4} by none, so all are read.
+        assert_eq!(read, taken, "inputs read for {:?}", first.to_vec());
+    }
+    let empty = encode(&BTreeSet::new());
+    let empty = FrozenBitmap::from_bytes(&empty).unwrap();
+    let mut read = 0;
+    let all = std::iter::once(&empty).chain(&views).inspect(|_| read += 1);
+    assert_eq!(w.difference_many_len(all), 0);
+    assert_eq!(read, 1);
 }
