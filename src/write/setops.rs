@@ -426,6 +426,12 @@ impl Writer {
     /// container as a bitset, stopping once nothing is left. Empty for no bitmap; the
     /// first bitmap itself for one. No allocation per call in steady state.
     ///
+    /// When the first bitmap has at most one container (a small candidate set minus many
+    /// exclusion lists), the others are read as the iterator yields them, none after the
+    /// first one's container is emptied (none at all for an empty first bitmap), and
+    /// they are not collected: an iterator that opens views lazily opens no more than
+    /// it must.
+    ///
     /// # Errors
     ///
     /// None today (the inputs are views).
