@@ -16,8 +16,6 @@ use crate::error::Error;
 use crate::format::{BITSET_ALIGN, payload_start};
 use crate::view::{Directory, FrozenBitmap};
 
-/// Reuses a vector's allocation for another element type of the same layout (the standard
-/// library collects an emptied `vec.into_iter()` in place).
 /// Takes the container of `d0`'s `i`-th key in `d` (looked up from `cur`, which is left
 /// there) away from the running difference in `s` (or, if nothing was `found` before,
 /// starts it as `d0`'s container minus that one); true once the difference is empty.
@@ -66,6 +64,8 @@ fn finish_difference(
     u64::from(d0.card(i))
 }
 
+/// Reuses a vector's allocation for another element type of the same layout (the standard
+/// library collects an emptied `vec.into_iter()` in place).
 fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
     v.clear();
     v.into_iter().filter_map(|_| None).collect()
