@@ -318,6 +318,16 @@ fn set_operations_allocate_nothing_in_steady_state() {
             .unwrap()
             .len();
         total += writer.difference_many_len(views.iter().rev()) as usize;
+        // Each view minus the others: the first of one container or none (read as the
+        // others come) as well as larger ones (collected).
+        for a in &views {
+            let others = views.iter().filter(|v| !std::ptr::eq(*v, a));
+            out.clear();
+            total += writer
+                .difference_many_into(std::iter::once(a).chain(others), out)
+                .unwrap()
+                .len();
+        }
         total
     };
     run(&mut writer, &mut out); // warm-up
