@@ -204,12 +204,13 @@ proptest! {
     }
 
     /// The first minus the rest when the first has at most one container (the others are
-    /// then read as they come, not collected): others with and without that key, in both
-    /// formats, through a slice, an iterator of references and one of owned views, with
+    /// then read as they come, not collected): the first and others with and without its
+    /// key in both formats, through a slice, an iterator of references and one of owned views, with
     /// and without canonical kinds, after 0, 3 and 64 bytes.
     #[test]
     fn difference_of_a_one_container_first(
         first in prop_oneof![Just(None), (key(), shape(), any::<u64>()).prop_map(Some)],
+        first_frozen in any::<bool>(),
         others in prop::collection::vec((prop_oneof![Just(None), key().prop_map(Some)], shape(), any::<u64>(), any::<bool>()), 0..6),
     ) {
         let first_key = first.map_or(0, |(k, _, _)| k);
@@ -219,7 +220,8 @@ proptest! {
             .into_iter()
             .map(|(k, sh, seed, frozen)| (build_set(&[(k.unwrap_or(first_key), sh, seed)]), frozen))
             .collect();
-        let bytes: Vec<Vec<u8>> = std::iter::once(encode(&first))
+        let first_bytes = if first_frozen { encode(&first) } else { portable(&first) };
+        let bytes: Vec<Vec<u8>> = std::iter::once(first_bytes)
             .chain(rest.iter().map(|(s, frozen)| if *frozen { encode(s) } else { portable(s) }))
             .collect();
         let views: Vec<FrozenBitmap> = bytes.iter().map(|x| FrozenBitmap::from_bytes(x).unwrap()).collect();
