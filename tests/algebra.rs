@@ -205,8 +205,8 @@ proptest! {
 
     /// The first minus the rest when the first has at most one container (the others are
     /// then read as they come, not collected): the first and others with and without its
-    /// key in both formats, through a slice, an iterator of references and one of owned views, with
-    /// and without canonical kinds, after 0, 3 and 64 bytes.
+    /// key in both formats, through a slice, an iterator of references and one of owned
+    /// views, with and without canonical kinds, after 0, 3 and 64 bytes.
     #[test]
     fn difference_of_a_one_container_first(
         first in prop_oneof![Just(None), (key(), shape(), any::<u64>()).prop_map(Some)],
