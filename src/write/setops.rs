@@ -534,6 +534,9 @@ impl Writer {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
+        // The same split as in `many_into`, written out: a helper that returned the first
+        // view and the rest's iterator made the first minus the rest on uscensus2000 about
+        // 30 % slower (against roaring-rs 1.18-1.21, 1.70-1.76 so), binary against binary.
         let mut views = bitmaps.into_iter().map(|b| *b.borrow()).peekable();
         if op == Many::AndNot
             && let Some(first) = views.next_if(|first| first.dir.n() <= 1)
