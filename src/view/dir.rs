@@ -477,7 +477,12 @@ pub(crate) fn common_keys(
 }
 
 /// The positions `(i, j)` of the first key present in both directories.
-#[inline]
+///
+/// Inlined by force into `intersection_len`'s caller: as a plain `#[inline]` LLVM kept it
+/// out of line, a call per pair that returned its answer through memory (paired against
+/// CRoaring on census1881_srt, same machine, nine runs each: 0.84–1.13, median 0.92,
+/// out of line; 0.92–1.23, median 1.07, inlined).
+#[inline(always)]
 pub(crate) fn first_common_key(a: &Directory<'_>, b: &Directory<'_>) -> Option<(usize, usize)> {
     // Key ranges apart (common among small bitmaps: 109 of uscensus2000's 199 consecutive
     // pairs, 73 of census1881_srt's): four loads and two compares, without a search.
