@@ -586,6 +586,60 @@ fn every_pair_of_container_kinds() {
     }
 }
 
+/// A few values against a container of many runs (more than 8 per value: each value's
+/// run is found by galloping): values before, inside, between and after the runs, for
+/// every operation both ways.
+#[test]
+fn few_values_against_many_runs() {
+    // 300 runs of 5 values, 5 apart: 0..=4, 10..=14, ..., 2990..=2994.
+    let runs: BTreeSet<u32> = (0..300u32).flat_map(|i| i * 10..i * 10 + 5).collect();
+    let er = encode(&runs);
+    let vr = FrozenBitmap::from_bytes(&er).unwrap();
+    assert_eq!(vr.statistics().run_containers, 1);
+    let arrays: [&[u32]; 6] = [
+        &[0],
+        &[7],
+        &[2994, 2995],
+        &[3, 17, 1234, 1239, 2999, 65535],
+        &[3000, 40000],
+        &[5, 7, 9, 25, 27],
+    ];
+    for values in arrays {
+        let a: BTreeSet<u32> = values.iter().copied().collect();
+        let ea = encode(&a);
+        let va = FrozenBitmap::from_bytes(&ea).unwrap();
+        assert_eq!(va.statistics().array_containers, 1);
+        check_ops(&va, &vr, &a, &runs);
+        check_ops(&vr, &va, &runs, &a);
+    }
+}
+
+/// Run containers whose runs touch (not canonical; another writer's portable bytes):
+/// intersections give canonical runs, merged where the overlaps touch.
+#[test]
+fn touching_runs_intersect_into_canonical_runs() {
+    // Portable, cookie 12347, one container (key 0, 11 values), flagged as runs:
+    // 0..=5 and 6..=10, which touch.
+    let touching: &[u8] = &[
+        0x3B, 0x30, 0, 0, 1, 0, 0, 10, 0, 2, 0, 0, 0, 5, 0, 6, 0, 4, 0,
+    ];
+    let vt = FrozenBitmap::from_bytes(touching).unwrap();
+    let a: BTreeSet<u32> = (0..=10).collect();
+    assert!(vt.iter().eq(a.iter().copied()));
+    // Against one run over both, one covering part of both, and runs meeting each.
+    let others: [BTreeSet<u32>; 3] = [
+        (0..=10).collect(),
+        (3..=8).collect(),
+        (0..=2).chain(5..=6).chain(9..=20).collect(),
+    ];
+    for b in &others {
+        let eb = encode(b);
+        let vb = FrozenBitmap::from_bytes(&eb).unwrap();
+        check_ops(&vt, &vb, &a, b);
+        check_ops(&vb, &vt, b, &a);
+    }
+}
+
 #[test]
 fn non_canonical_inputs_give_canonical_outputs() {
     // The interchange file without run containers keeps bitsets where runs are smaller;
