@@ -1306,6 +1306,17 @@ fn filter_by_runs<const IN: bool>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::
 trait RunList: Copy {
     fn n(self) -> usize;
     fn at(self, i: usize) -> (u16, u16);
+    /// Run `i` (or `None` past the end) as `(start, end)` in `u32`, its end not clamped
+    /// to 65535 (a corrupt stored run may end up to 131070): one operation fewer than
+    /// [`at`](Self::at) for walks that only compare ends with starts and with each other,
+    /// and one bounds check for both the end of the walk and the read.
+    #[inline(always)]
+    fn span(self, i: usize) -> Option<(u32, u32)> {
+        (i < self.n()).then(|| {
+            let (s, e) = self.at(i);
+            (u32::from(s), u32::from(e))
+        })
+    }
 }
 
 impl RunList for &[U16] {
@@ -1327,6 +1338,11 @@ impl RunList for &[RunLE] {
     #[inline(always)]
     fn at(self, i: usize) -> (u16, u16) {
         run(&self[i])
+    }
+    #[inline(always)]
+    fn span(self, i: usize) -> Option<(u32, u32)> {
+        let r = self.get(i)?;
+        Some((r.start(), r.start() + u32::from(r.len_minus_one.get())))
     }
 }
 
@@ -1440,102 +1456,53 @@ fn by_start(a: impl RunList, b: impl RunList, mut f: impl FnMut((u16, u16))) {
     }
 }
 
-/// `a ∩ b`: the overlap of each pair of runs that meet, put out as it is, without the
-/// accumulator's merge into the last run (census-income_srt's `and` 3 % faster): the
-/// overlaps of well-formed inputs are ascending and apart, and any that touch or overlap
-/// (from touching or disordered runs in an input) are merged by `Scratch::set_runs`'s
-/// cold path.
+/// `a ∩ b`: the overlap of each pair of runs that meet, put out as it is, not merged
+/// into the last run by a [`RunAcc`] (census-income_srt's `and` 3 % faster): the overlaps
+/// of well-formed inputs are ascending and apart, and any that touch or overlap (from
+/// touching or disordered runs in an input) are merged by `Scratch::set_runs`'s cold path.
 #[inline(always)]
 fn and_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
-    // Branches on which run ends first, rather than cursors advanced by comparisons: the
-    // branch-free form makes each step wait for the previous step's loads, and is slower
-    // (the advances often repeat on one side, which predicts well).
-    with_runs(
-        out,
-        a.n() + b.n(),
-        #[inline(always)]
-        |acc| {
-            if a.n() == 0 || b.n() == 0 {
-                return;
-            }
-            let (mut i, mut j) = (0, 0);
-            let ((mut s1, mut e1), (mut s2, mut e2)) = (a.at(0), b.at(0));
-            loop {
-                // Runs that end before the other's run starts are passed in tight loops.
-                if e1 < s2 {
-                    i += 1;
-                    if i == a.n() {
-                        return;
-                    }
-                    (s1, e1) = a.at(i);
-                    continue;
-                }
-                if e2 < s1 {
-                    j += 1;
-                    if j == b.n() {
-                        return;
-                    }
-                    (s2, e2) = b.at(j);
-                    continue;
-                }
-                acc.put((s1.max(s2), e1.min(e2)));
-                let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
-                if adv_a {
-                    i += 1;
-                    if i == a.n() {
-                        return;
-                    }
-                    (s1, e1) = a.at(i);
-                }
-                if adv_b {
-                    j += 1;
-                    if j == b.n() {
-                        return;
-                    }
-                    (s2, e2) = b.at(j);
-                }
-            }
-        },
-    );
+    out.clear();
+    out.resize(a.n() + b.n(), (0, 0));
+    let k = and_runs_in(a, b, out);
+    out.truncate(k);
 }
 
 /// [`and_runs`] for two stored run lists, the pair the run ∘ run kernel meets most, out
 /// of line so that the walk keeps its cursors, runs and output in registers (inlined into
 /// the many-kernel dispatch it kept some on the stack: census-income_srt's `and` 4 %
-/// slower). Each overlap is put out as it is, as in [`and_runs`].
+/// slower).
 #[inline(never)]
 fn and_stored_runs(a: &[RunLE], b: &[RunLE], out: &mut alloc::vec::Vec<(u16, u16)>) {
-    out.clear();
-    out.resize(a.len() + b.len(), (0, 0));
-    let k = and_stored_runs_in(a, b, out);
-    out.truncate(k);
+    and_runs(a, b, out);
 }
 
 /// The overlaps of `a` and `b` in `out` (room for one per input run, more than the
 /// overlaps can be), and how many.
 #[inline(always)]
-fn and_stored_runs_in(a: &[RunLE], b: &[RunLE], out: &mut [(u16, u16)]) -> usize {
-    // Ends as stored, unclamped (up to 131070 in a corrupt run): the walk compares them
-    // with starts (at most 65535) and with each other, which the clamp would not change,
-    // and an overlap's end is clamped as it is put out. One operation fewer per run.
-    let span = |r: &RunLE| (r.start(), r.start() + u32::from(r.len_minus_one.get()));
-    let (Some(x), Some(y)) = (a.first(), b.first()) else {
+fn and_runs_in(a: impl RunList, b: impl RunList, out: &mut [(u16, u16)]) -> usize {
+    // Branches on which run ends first, rather than cursors advanced by comparisons: the
+    // branch-free form makes each step wait for the previous step's loads, and is slower
+    // (the advances often repeat on one side, which predicts well). Ends unclamped
+    // (`RunList::span`): the walk compares them with starts (at most 65535) and with each
+    // other, which the clamp would not change, and an overlap's end is clamped as it is
+    // put out.
+    let (Some((mut s1, mut e1)), Some((mut s2, mut e2))) = (a.span(0), b.span(0)) else {
         return 0;
     };
-    let ((mut s1, mut e1), (mut s2, mut e2)) = (span(x), span(y));
     let (mut i, mut j, mut k) = (0, 0, 0);
     loop {
         // Runs that end before the other's run starts are passed in tight loops.
         if e1 < s2 {
             i += 1;
-            let Some(x) = a.get(i) else { break };
-            (s1, e1) = span(x);
+            let Some(x) = a.span(i) else { break };
+            (s1, e1) = x;
             continue;
         }
         if e2 < s1 {
             j += 1;
-            let Some(y) = b.get(j) else { break };
-            (s2, e2) = span(y);
+            let Some(y) = b.span(j) else { break };
+            (s2, e2) = y;
             continue;
         }
         if let Some(slot) = out.get_mut(k) {
@@ -1545,13 +1512,13 @@ fn and_stored_runs_in(a: &[RunLE], b: &[RunLE], out: &mut [(u16, u16)]) -> usize
         let (adv_a, adv_b) = (e1 <= e2, e2 <= e1);
         if adv_a {
             i += 1;
-            let Some(x) = a.get(i) else { break };
-            (s1, e1) = span(x);
+            let Some(x) = a.span(i) else { break };
+            (s1, e1) = x;
         }
         if adv_b {
             j += 1;
-            let Some(y) = b.get(j) else { break };
-            (s2, e2) = span(y);
+            let Some(y) = b.span(j) else { break };
+            (s2, e2) = y;
         }
     }
     k
