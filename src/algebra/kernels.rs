@@ -1462,10 +1462,12 @@ fn by_start(a: impl RunList, b: impl RunList, mut f: impl FnMut((u16, u16))) {
 /// touching or disordered runs in an input) are merged by `Scratch::set_runs`'s cold path.
 #[inline(always)]
 fn and_runs(a: impl RunList, b: impl RunList, out: &mut alloc::vec::Vec<(u16, u16)>) {
-    out.clear();
-    out.resize(a.n() + b.n(), (0, 0));
-    let k = and_runs_in(a, b, out);
-    out.truncate(k);
+    with_room(
+        out,
+        a.n() + b.n(),
+        #[inline(always)]
+        |slots| and_runs_in(a, b, slots),
+    );
 }
 
 /// [`and_runs`] for two stored run lists, the pair the run ∘ run kernel meets most, out
@@ -1639,17 +1641,35 @@ impl RunAcc<'_> {
 /// run); any beyond, possible only from a corrupt payload, are dropped.
 #[inline(always)]
 fn with_runs(out: &mut alloc::vec::Vec<(u16, u16)>, max: usize, f: impl FnOnce(&mut RunAcc<'_>)) {
+    with_room(
+        out,
+        max,
+        #[inline(always)]
+        |slots| {
+            let mut acc = RunAcc {
+                last: None,
+                out: slots,
+                k: 0,
+            };
+            f(&mut acc);
+            if let Some(last) = acc.last {
+                acc.put(last);
+            }
+            acc.k
+        },
+    );
+}
+
+/// Clears `out`, gives `f` room for `max` runs, and keeps the first ones, as many as `f`
+/// says it wrote.
+#[inline(always)]
+fn with_room(
+    out: &mut alloc::vec::Vec<(u16, u16)>,
+    max: usize,
+    f: impl FnOnce(&mut [(u16, u16)]) -> usize,
+) {
     out.clear();
     out.resize(max, (0, 0));
-    let mut acc = RunAcc {
-        last: None,
-        out: &mut out[..],
-        k: 0,
-    };
-    f(&mut acc);
-    if let Some(last) = acc.last {
-        acc.put(last);
-    }
-    let k = acc.k;
+    let k = f(out);
     out.truncate(k);
 }
