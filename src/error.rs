@@ -26,7 +26,9 @@ pub enum ErrorKind {
     NotAscending,
     /// A caller's output slice is too small for the bitmap.
     BufferTooSmall,
-    /// Writing to an `std::io::Write` failed; see [`std::error::Error::source`].
+    /// An operating-system operation (open, read, map, write, sync, rename) failed. The
+    /// message names the operation, the path when there is one, and the OS's cause, which
+    /// [`std::error::Error::source`] also returns.
     Io,
 }
 
@@ -56,7 +58,26 @@ pub struct Error {
     expected: u64,
     found: u64,
     #[cfg(feature = "std")]
-    io: Option<std::io::Error>,
+    io: Option<alloc::boxed::Box<IoContext>>,
+}
+
+/// The operation, path and OS error of an [`ErrorKind::Io`] error.
+#[cfg(feature = "std")]
+struct IoContext {
+    path: Option<std::path::PathBuf>,
+    err: std::io::Error,
+}
+
+/// The magics a reader accepts, for a `BadMagic` message.
+pub(crate) mod expect {
+    /// A 32-bit bitmap: frozen or portable.
+    pub(crate) const BITMAP: &str =
+        "a bitmap: the frozen-roaring magic \"FRZR\" or a portable cookie (12346 or 12347)";
+    /// A bitmap file.
+    pub(crate) const FILE: &str = "a bitmap file: the magic \"FRZF\"";
+    /// A bucket of a 64-bit bitmap.
+    pub(crate) const BUCKET: &str =
+        "a bucket of a 64-bit bitmap: a portable cookie (12346 or 12347)";
 }
 
 impl Error {
@@ -84,6 +105,18 @@ impl Error {
     #[cold]
     pub(crate) fn truncated(field: &'static str, offset: usize, needed: u64, have: u64) -> Error {
         Error::new(ErrorKind::Truncated, field, offset).values(needed, have)
+    }
+
+    /// Bytes that do not start with the magic a reader expects (`expected`: one of
+    /// [`expect`]'s texts). The message shows the first bytes found and, when they are
+    /// another format this crate reads, which one and how to open it.
+    #[cold]
+    pub(crate) fn bad_magic(expected: &'static str, bytes: &[u8], offset: usize) -> Error {
+        let n = bytes.len().min(4);
+        let mut found = [0u8; 8];
+        found[..n].copy_from_slice(&bytes[..n]);
+        Error::new(ErrorKind::BadMagic, expected, offset)
+            .values(n as u64, u64::from_le_bytes(found))
     }
 
     #[cold]
@@ -138,12 +171,33 @@ impl Error {
         self
     }
 
+    /// An I/O error of `op` ("open", "read", "map", "write", "sync", "rename", ...) on
+    /// `path`, or on the caller's output when `path` is `None`.
     #[cfg(feature = "std")]
     #[cold]
-    pub(crate) fn io(err: std::io::Error) -> Error {
-        let mut e = Error::new(ErrorKind::Io, "output", 0);
-        e.io = Some(err);
+    pub(crate) fn io(
+        op: &'static str,
+        path: Option<&std::path::Path>,
+        err: std::io::Error,
+    ) -> Error {
+        let mut e = Error::new(ErrorKind::Io, op, 0);
+        e.io = Some(alloc::boxed::Box::new(IoContext {
+            path: path.map(std::path::Path::to_path_buf),
+            err,
+        }));
         e
+    }
+
+    /// For [`ErrorKind::Io`]: the path of the file the failed operation was on, if any.
+    #[cfg(feature = "std")]
+    pub fn path(&self) -> Option<&std::path::Path> {
+        self.io.as_ref().and_then(|c| c.path.as_deref())
+    }
+
+    /// For [`ErrorKind::Io`]: the operating system's error.
+    #[cfg(feature = "std")]
+    pub fn io_error(&self) -> Option<&std::io::Error> {
+        self.io.as_ref().map(|c| &c.err)
     }
 
     /// The category of the failure.
@@ -176,16 +230,18 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (field, off, exp, found) = (self.field, self.offset, self.expected, self.found);
         match self.kind {
+            ErrorKind::Truncated if field == FILE_FOOTER => write!(
+                f,
+                "the file is truncated: its footer is missing (a bitmap file of {found} bytes \
+                 does not end with the magic \"FRZF\"); it was cut short or is still being \
+                 written, rebuild or copy it again"
+            ),
             ErrorKind::Truncated => write!(
                 f,
                 "truncated bitmap: {field} at byte {off} needs {exp} bytes but the input has {found}; \
                  pass the complete bitmap (check the length you stored or mapped)"
             ),
-            ErrorKind::BadMagic => write!(
-                f,
-                "not a Roaring bitmap: the first bytes ({field}) are neither the frozen-roaring magic \
-                 \"FRZR\" nor a portable cookie; check that the slice starts at the bitmap"
-            ),
+            ErrorKind::BadMagic => bad_magic(f, field, off, exp as usize, found),
             ErrorKind::UnsupportedVersion => write!(
                 f,
                 "frozen-roaring format version {found} is not supported (this release reads version \
@@ -220,7 +276,75 @@ impl fmt::Display for Error {
                 "output buffer too small: the bitmap needs {exp} bytes, the buffer has {found}; \
                  size it with Writer::serialized_size"
             ),
-            ErrorKind::Io => f.write_str("writing the bitmap failed: I/O error"),
+            ErrorKind::Io => {
+                #[cfg(feature = "std")]
+                if let Some(c) = &self.io {
+                    return match &c.path {
+                        Some(p) => write!(f, "cannot {field} {}: {}", p.display(), c.err),
+                        None => write!(f, "cannot {field} the output: {}", c.err),
+                    };
+                }
+                write!(f, "cannot {field}: I/O error")
+            }
+        }
+    }
+}
+
+/// The `field` of the `Truncated` error of a bitmap file whose footer is missing.
+pub(crate) const FILE_FOOTER: &str = "file footer";
+
+/// The message of a `BadMagic` error: what was expected, what was found (`n` bytes packed
+/// little-endian in `found`), and, when those bytes are another format this crate reads,
+/// which one and how to open it.
+#[cold]
+fn bad_magic(
+    f: &mut fmt::Formatter<'_>,
+    expected: &str,
+    at: u64,
+    n: usize,
+    found: u64,
+) -> fmt::Result {
+    let bytes = found.to_le_bytes();
+    let bytes = &bytes[..n.min(4)];
+    let is_file = expected == expect::FILE;
+    let hint = match bytes {
+        b"FRZF" if !is_file => Some(
+            "this is a bitmap file, not one bitmap: open it with BitmapFile (the tool reads either)",
+        ),
+        b"FRZR" if is_file => Some(
+            "this is one frozen bitmap, not a bitmap file: open it with FrozenBitmap::from_bytes \
+             (the tool reads either)",
+        ),
+        b"FRZR" => Some("a frozen bitmap where a portable one must be: write the bucket portable"),
+        b"FR64" => Some(
+            "this is one 64-bit frozen bitmap: open it with FrozenBitmap64::from_bytes \
+             (the tool reads either)",
+        ),
+        [0x3A, 0x30, 0, 0] | [0x3B, 0x30, _, _] if is_file => Some(
+            "this is one portable 32-bit bitmap, not a bitmap file: open it with \
+             FrozenBitmap::from_bytes (the tool reads either)",
+        ),
+        _ => None,
+    };
+    write!(f, "wrong magic at byte {at}: expected {expected}, found ")?;
+    if bytes.is_empty() {
+        f.write_str("no bytes")?;
+    } else {
+        for (i, b) in bytes.iter().enumerate() {
+            write!(f, "{}{b:02x}", if i == 0 { "" } else { " " })?;
+        }
+        if bytes.iter().all(|b| b.is_ascii_graphic()) {
+            f.write_str(" (\"")?;
+            for &b in bytes {
+                write!(f, "{}", b as char)?;
+            }
+            f.write_str("\")")?;
+        }
+    }
+    match hint {
+        Some(h) => write!(f, "; {h}"),
+        None => {
+            f.write_str("; check that the bytes start at the bitmap and are not another format")
         }
     }
 }
@@ -234,8 +358,8 @@ impl fmt::Debug for Error {
 impl core::error::Error for Error {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         #[cfg(feature = "std")]
-        if let Some(e) = &self.io {
-            return Some(e);
+        if let Some(c) = &self.io {
+            return Some(&c.err);
         }
         None
     }
@@ -244,9 +368,10 @@ impl core::error::Error for Error {
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
     fn from(e: Error) -> std::io::Error {
-        match e.io {
-            Some(io) => io,
-            None => std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-        }
+        let kind = match &e.io {
+            Some(c) => c.err.kind(),
+            None => std::io::ErrorKind::InvalidData,
+        };
+        std::io::Error::new(kind, e)
     }
 }

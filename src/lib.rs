@@ -108,7 +108,7 @@ mod tests;
 pub use algebra::FrozenBitmapBuf;
 pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
-pub use file::{BitmapFile, FileIter, FileWriter};
+pub use file::{AtomicFile, BitmapFile, FileIter, FileWriter};
 pub use format::ContainerKind;
 pub use view::{Format, FrozenBitmap, Iter, Statistics};
 pub use view64::{Buckets, FrozenBitmap64, Iter64};

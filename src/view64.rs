@@ -6,7 +6,7 @@
 use core::fmt;
 
 use crate::cast::{self, U32, U64};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, expect};
 use crate::format::*;
 use crate::view::{Format, FrozenBitmap, Iter, open};
 
@@ -543,11 +543,7 @@ fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
         prev = Some(key);
         let rest = &buckets[pos + 4..];
         if rest.starts_with(&MAGIC) {
-            return Err(Error::new(
-                ErrorKind::BadMagic,
-                "bucket bitmap (not portable)",
-                at + 4,
-            ));
+            return Err(Error::bad_magic(expect::BUCKET, rest, at + 4));
         }
         let parsed = open::parse::<false>(rest).map_err(|e| e.shifted(at + 4))?;
         len += parsed.bm.len();

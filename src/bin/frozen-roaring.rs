@@ -1,7 +1,11 @@
 //! `frozen-roaring`: build, inspect, validate, convert and query bitmap files.
 //!
-//! Exit codes: 0 success; 1 the input is missing, unreadable, corrupt or does not hold what
-//! was asked for (one line on standard error says what and what to do); 2 bad arguments.
+//! Exit codes: 0 success (also when standard output is closed early, as by `| head`); 1 the
+//! input is missing, unreadable, corrupt or does not hold what was asked for, or an output
+//! cannot be written (one line on standard error says what, where and why); 2 bad arguments.
+//!
+//! Outputs are written to a temporary file beside the target and renamed over it only when
+//! complete, so a failed run never leaves a partial file or damages an existing one.
 
 use std::collections::BinaryHeap;
 use std::fs;
@@ -10,15 +14,19 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use frozen_roaring::{BitmapFile, FileWriter, FrozenBitmap, Statistics, Writer};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use frozen_roaring::{
+    AtomicFile, BitmapFile, FileWriter, Format, FrozenBitmap, FrozenBitmap64, Statistics, Writer,
+};
 
 #[derive(Parser)]
 #[command(
     name = "frozen-roaring",
     version,
     about = "Build, inspect, validate, convert and query files of Roaring bitmaps read in place",
-    after_help = "Exit codes: 0 success, 1 bad or missing input, 2 bad arguments."
+    after_help = "Inputs: a bitmap file (FRZF), or one bitmap: frozen (FRZR), portable 32-bit \
+                  (cookie 12346/12347), frozen or portable 64-bit; told apart by their first bytes.\n\
+                  Exit codes: 0 success, 1 bad or missing input or a failed write, 2 bad arguments."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,21 +37,23 @@ struct Cli {
 enum Command {
     /// Build a bitmap file from CRoaring-style text files or key<TAB>value lines.
     Build(BuildArgs),
-    /// Print the header, directory statistics, container kinds and sizes (of one key).
+    /// Print a file's header, directory statistics, container kinds and sizes (or one key's),
+    /// or a single bitmap's.
     Inspect {
-        /// The bitmap file.
+        /// A bitmap file, or a single bitmap.
         file: PathBuf,
         /// Show this key's bitmap.
         key: Option<u64>,
     },
     /// Check everything strictly (checksums, every bitmap's invariants).
     Validate {
-        /// The bitmap file.
+        /// A bitmap file, or a single bitmap.
         file: PathBuf,
     },
     /// Convert single bitmaps between formats, or a folder of portable .bin files to a file.
     Convert(ConvertArgs),
-    /// Combine bitmaps of a file: prints the cardinality, then with --values the values.
+    /// Combine bitmaps of a file: prints the cardinality, then with --values the values. On a
+    /// single bitmap (no operation), prints its cardinality and values.
     Query(QueryArgs),
     /// Generate a Zipf corpus, build its file, map it and run queries (the main job).
     Demo(DemoArgs),
@@ -61,15 +71,31 @@ struct Source {
 }
 
 #[derive(Args)]
+struct Output {
+    /// The file to write (replaced only once the new one is complete).
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// Refuse to replace an existing output file.
+    #[arg(long)]
+    no_clobber: bool,
+}
+
+#[derive(Args)]
 struct BuildArgs {
     #[command(flatten)]
     source: Source,
-    /// The bitmap file to write.
-    #[arg(short, long, value_name = "FILE")]
-    output: PathBuf,
-    /// Give every bitmap a CRC32C trailer.
-    #[arg(long)]
+    #[command(flatten)]
+    out: Output,
+    /// Give every bitmap a CRC32C trailer (the default).
+    #[arg(long, overrides_with = "no_checksums")]
     checksums: bool,
+    /// Write bitmaps without CRC32C trailers (4 bytes smaller each; damage then goes
+    /// unnoticed by queries).
+    #[arg(long)]
+    no_checksums: bool,
+    /// For --from-text-dir: write which file became which key, as key<TAB>path lines.
+    #[arg(long, value_name = "FILE")]
+    key_map: Option<PathBuf>,
     /// For --from-tsv: pairs sorted in memory at a time (12 bytes each); larger inputs are
     /// sorted in runs on disk and merged.
     #[arg(long, default_value_t = 16 << 20, value_name = "N")]
@@ -88,17 +114,20 @@ struct ConvertArgs {
     #[arg(long, requires = "input", conflicts_with = "from_bin_dir")]
     to: Option<Target>,
     /// The bitmap to convert.
+    #[arg(requires = "to")]
     input: Option<PathBuf>,
     /// A folder of portable .bin bitmaps; key i = i-th file by name.
     #[arg(long, value_name = "DIR")]
     from_bin_dir: Option<PathBuf>,
-    /// Output path.
-    #[arg(short, long, value_name = "FILE")]
-    output: PathBuf,
+    /// For --from-bin-dir: write which file became which key, as key<TAB>path lines.
+    #[arg(long, value_name = "FILE", requires = "from_bin_dir")]
+    key_map: Option<PathBuf>,
+    #[command(flatten)]
+    out: Output,
 }
 
 #[derive(Args)]
-#[group(required = true, multiple = false, id = "operation")]
+#[group(required = false, multiple = false, id = "operation")]
 struct Operation {
     /// Intersection of these keys.
     #[arg(long, value_name = "K1,K2,...", value_delimiter = ',')]
@@ -106,20 +135,23 @@ struct Operation {
     /// Union of these keys.
     #[arg(long, value_name = "K1,K2,...", value_delimiter = ',')]
     or: Option<Vec<u64>>,
-    /// The first key minus the others.
-    #[arg(long, value_name = "K1,K2", value_delimiter = ',')]
+    /// The first key minus the others (at least two keys).
+    #[arg(long, value_name = "K1,K2,...", value_delimiter = ',')]
     andnot: Option<Vec<u64>>,
 }
 
 #[derive(Args)]
 struct QueryArgs {
-    /// The bitmap file.
+    /// A bitmap file (or a single bitmap, with no operation).
     file: PathBuf,
     #[command(flatten)]
     op: Operation,
     /// Also print the first N values, one per line.
     #[arg(long, value_name = "N")]
     values: Option<u64>,
+    /// Skip the checksum check of the bitmaps read (one pass over their bytes).
+    #[arg(long)]
+    no_verify: bool,
 }
 
 #[derive(Args)]
@@ -135,27 +167,49 @@ struct DemoArgs {
     keep: Option<PathBuf>,
 }
 
-/// `println!` that ignores a closed standard output (`frozen-roaring inspect F | head`)
-/// instead of panicking.
-macro_rules! say {
-    ($($t:tt)*) => {{
-        let _ = writeln!(io::stdout(), $($t)*);
-    }};
+/// Why a command did not succeed.
+enum Fail {
+    /// A one-line error for standard error; exit 1.
+    Msg(String),
+    /// Bad arguments: clap's message and usage line; exit 2.
+    Usage(clap::Error),
+    /// Standard output was closed by its reader (`| head`): stop quietly, exit 0.
+    Closed,
 }
-
-/// A one-line error for standard error.
-struct Fail(String);
 
 impl<E: std::fmt::Display> From<E> for Fail {
     fn from(e: E) -> Fail {
-        Fail(e.to_string())
+        Fail::Msg(e.to_string())
     }
 }
 
 type Result<T> = std::result::Result<T, Fail>;
 
 fn fail<T>(msg: impl Into<String>) -> Result<T> {
-    Err(Fail(msg.into()))
+    Err(Fail::Msg(msg.into()))
+}
+
+/// Bad arguments, reported as clap reports its own (usage line, exit 2).
+fn usage<T>(msg: impl std::fmt::Display) -> Result<T> {
+    Err(Fail::Usage(
+        Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg),
+    ))
+}
+
+/// A write to standard output failed: quiet when the reader went away, else an error.
+fn stdout_error(e: io::Error) -> Fail {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Fail::Closed
+    } else {
+        Fail::Msg(format!("cannot write to standard output: {e}"))
+    }
+}
+
+/// `writeln!` to standard output that returns a closed pipe or a write error as a [`Fail`].
+macro_rules! say {
+    ($($t:tt)*) => {
+        writeln!(io::stdout(), $($t)*).map_err(stdout_error)?
+    };
 }
 
 fn main() -> ExitCode {
@@ -167,41 +221,156 @@ fn main() -> ExitCode {
         Command::Convert(a) => convert(a),
         Command::Query(a) => query(a),
         Command::Demo(a) => demo(a),
-    };
+    }
+    .and_then(|()| io::stdout().flush().map_err(stdout_error));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Fail(msg)) => {
+        Ok(()) | Err(Fail::Closed) => ExitCode::SUCCESS,
+        Err(Fail::Usage(e)) => e.exit(),
+        Err(Fail::Msg(msg)) => {
             let _ = writeln!(io::stderr(), "error: {msg}");
             ExitCode::from(1)
         }
     }
 }
 
-fn open(path: &Path) -> Result<BitmapFile<memmap2::Mmap>> {
-    BitmapFile::open(path).map_err(|e| Fail(format!("{}: {e}", path.display())))
+/// `n` with thousands separators: 1234567 -> "1,234,567".
+fn num(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
-fn create(path: &Path) -> Result<BufWriter<fs::File>> {
-    let f = fs::File::create(path).map_err(|e| {
-        Fail(format!(
-            "cannot create {}: {e} (check the folder and permissions)",
+/// A file the tool reads: a bitmap file, or one bitmap in a format it recognizes.
+enum Input {
+    File(BitmapFile<memmap2::Mmap>),
+    /// One 32-bit bitmap (frozen or portable), read into memory.
+    Bitmap(Vec<u8>),
+    /// One 64-bit bitmap (frozen or portable), read into memory.
+    Bitmap64(Vec<u8>),
+}
+
+/// Opens `path` as a bitmap file or a single bitmap, telling them apart by the first bytes.
+fn open_input(path: &Path) -> Result<Input> {
+    let named = |e: frozen_roaring::Error| Fail::Msg(format!("{}: {e}", path.display()));
+    let mut head = [0u8; 16];
+    let n = {
+        let mut f = fs::File::open(path)
+            .map_err(|e| Fail::Msg(format!("cannot open {}: {e}", path.display())))?;
+        if f.metadata().is_ok_and(|m| m.is_dir()) {
+            return fail(format!(
+                "cannot open {}: it is a folder, not a bitmap file",
+                path.display()
+            ));
+        }
+        let mut n = 0;
+        while n < head.len() {
+            match f.read(&mut head[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
+            }
+        }
+        n
+    };
+    let head = &head[..n];
+    let read =
+        || fs::read(path).map_err(|e| Fail::Msg(format!("cannot read {}: {e}", path.display())));
+    let portable_cookie =
+        head.len() >= 4 && (head[..4] == [0x3A, 0x30, 0, 0] || head[..2] == [0x3B, 0x30]);
+    if head.starts_with(b"FRZR") || portable_cookie {
+        let bytes = read()?;
+        FrozenBitmap::from_bytes(&bytes).map_err(named)?;
+        return Ok(Input::Bitmap(bytes));
+    }
+    if head.starts_with(b"FR64") {
+        let bytes = read()?;
+        FrozenBitmap64::from_bytes(&bytes).map_err(named)?;
+        return Ok(Input::Bitmap64(bytes));
+    }
+    // A portable 64-bit bitmap starts with its bucket count (u64), then a bucket's key and
+    // a portable cookie; the empty one is 8 zero bytes.
+    let cookie_at_12 =
+        head.len() >= 16 && (head[12..16] == [0x3A, 0x30, 0, 0] || head[12..14] == [0x3B, 0x30]);
+    if cookie_at_12 || head == [0u8; 8] {
+        let bytes = read()?;
+        FrozenBitmap64::from_bytes(&bytes).map_err(named)?;
+        return Ok(Input::Bitmap64(bytes));
+    }
+    BitmapFile::open(path).map(Input::File).map_err(|e| {
+        if e.kind() == frozen_roaring::ErrorKind::Io {
+            Fail::Msg(e.to_string())
+        } else {
+            named(e)
+        }
+    })
+}
+
+fn open_file(path: &Path) -> Result<BitmapFile<memmap2::Mmap>> {
+    match open_input(path)? {
+        Input::File(f) => Ok(f),
+        _ => fail(format!(
+            "{} is one bitmap, not a bitmap file: build a file from it with \
+             `frozen-roaring convert --from-bin-dir` or query it without --and/--or/--andnot",
             path.display()
-        ))
-    })?;
-    Ok(BufWriter::with_capacity(1 << 20, f))
+        )),
+    }
+}
+
+/// The (device, inode) of an existing path, following links; `None` if it does not exist.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &Path) -> Option<PathBuf> {
+    fs::canonicalize(path).ok()
+}
+
+/// Refuses an output that is one of the inputs (the same file, also through links) or, with
+/// `--no-clobber`, one that exists; before anything is opened for writing.
+fn check_output(out: &Output, inputs: &[PathBuf]) -> Result<()> {
+    if let Some(id) = identity(&out.output) {
+        if let Some(input) = inputs.iter().find(|i| identity(i).as_ref() == Some(&id)) {
+            return fail(format!(
+                "the output {} is the input {}: writing it would destroy the input; choose another output path",
+                out.output.display(),
+                input.display()
+            ));
+        }
+        if out.no_clobber {
+            return fail(format!(
+                "{} exists and --no-clobber was given: remove it or choose another output path",
+                out.output.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A writer of a bitmap file at `out`, written atomically.
+fn create(out: &Output, checksums: bool) -> Result<FileWriter<AtomicFile>> {
+    let w = FileWriter::create(&out.output)?.with_bitmap_checksums(checksums);
+    Ok(w)
 }
 
 /// Files of `dir` with extension `ext`, sorted by name.
 fn list(dir: &Path, ext: &str) -> Result<Vec<PathBuf>> {
-    let entries = fs::read_dir(dir).map_err(|e| {
-        Fail(format!(
-            "cannot read folder {}: {e} (check the path)",
-            dir.display()
-        ))
-    })?;
+    let entries = fs::read_dir(dir)
+        .map_err(|e| Fail::Msg(format!("cannot read folder {}: {e}", dir.display())))?;
     let mut files = Vec::new();
     for e in entries {
-        let p = e?.path();
+        let p = e
+            .map_err(|e| Fail::Msg(format!("cannot read folder {}: {e}", dir.display())))?
+            .path();
         if p.is_file() && p.extension().is_some_and(|x| x == ext) {
             files.push(p);
         }
@@ -213,6 +382,48 @@ fn list(dir: &Path, ext: &str) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// Prints which file became which key (the first few) and writes them all to `key_map`.
+fn report_keys(files: &[PathBuf], key_map: Option<&Path>) -> Result<()> {
+    const SHOWN: usize = 5;
+    let name = |p: &PathBuf| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let mut line = format!("keys 0..={} are the files in name order:", files.len() - 1);
+    for (k, f) in files.iter().enumerate().take(SHOWN) {
+        line.push_str(&format!(" {k} = {},", name(f)));
+    }
+    if files.len() > SHOWN {
+        line.push_str(&format!(
+            " ... {} = {}",
+            files.len() - 1,
+            name(&files[files.len() - 1])
+        ));
+    } else {
+        line.pop();
+    }
+    if let Some(path) = key_map {
+        let mut out = AtomicFile::create(path)?;
+        for (k, f) in files.iter().enumerate() {
+            writeln!(out, "{k}\t{}", f.display())
+                .map_err(|e| Fail::Msg(format!("cannot write {}: {e}", path.display())))?;
+        }
+        out.commit()?;
+        line.push_str(&format!(
+            "; all {} in {}",
+            num(files.len() as u64),
+            path.display()
+        ));
+    } else if files.len() > SHOWN {
+        line.push_str("; --key-map FILE writes them all");
+    }
+    say!("{line}");
+    Ok(())
+}
+
+/// A progress bar on standard error when it is a terminal; with `len`, counted in bytes so
+/// that the rate and the time left follow the input actually read.
 fn progress(len: Option<u64>, what: &str) -> indicatif::ProgressBar {
     if !io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
@@ -222,9 +433,9 @@ fn progress(len: Option<u64>, what: &str) -> indicatif::ProgressBar {
         None => indicatif::ProgressBar::new_spinner(),
     };
     let style = if len.is_some() {
-        "{msg} [{bar:40}] {pos}/{len} ({per_sec}, eta {eta})"
+        "{msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left)"
     } else {
-        "{msg} {spinner} {pos} ({per_sec})"
+        "{msg} {spinner} {bytes} ({bytes_per_sec})"
     };
     if let Ok(s) = indicatif::ProgressStyle::with_template(style) {
         bar.set_style(s.progress_chars("=> "));
@@ -233,161 +444,310 @@ fn progress(len: Option<u64>, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// What a build read.
+#[derive(Default)]
+struct Tally {
+    /// Values (or pairs) read, duplicates included.
+    read: u64,
+    /// Duplicates dropped.
+    duplicates: u64,
+}
+
 fn build(a: BuildArgs) -> Result<()> {
     let start = Instant::now();
-    let out = create(&a.output)?;
-    let mut w = FileWriter::new(out).with_bitmap_checksums(a.checksums);
-    if let Some(dir) = &a.source.from_text_dir {
-        let files = list(dir, "txt")?;
-        let bar = progress(Some(files.len() as u64), "building");
-        let mut values = Vec::new();
-        let mut text = String::new();
-        for (i, path) in files.iter().enumerate() {
-            text.clear();
-            fs::File::open(path)
-                .and_then(|mut f| f.read_to_string(&mut text))
-                .map_err(|e| Fail(format!("cannot read {}: {e}", path.display())))?;
-            values.clear();
-            for tok in text.split(|c: char| c == ',' || c.is_whitespace()) {
-                if tok.is_empty() {
-                    continue;
-                }
-                values.push(tok.parse::<u32>().map_err(|_| {
-                    Fail(format!(
-                        "{}: {tok:?} is not a u32 (expected comma-separated values)",
-                        path.display()
-                    ))
-                })?);
-            }
-            if !values.is_sorted_by(|x, y| x < y) {
-                values.sort_unstable();
-                values.dedup();
-            }
-            w.add_sorted(i as u64, values.iter().copied())?;
-            bar.inc(1);
-        }
-        bar.finish_and_clear();
+    let checksums = !a.no_checksums;
+    let mut inputs = Vec::new();
+    let files = match &a.source.from_text_dir {
+        Some(dir) => list(dir, "txt")?,
+        None => Vec::new(),
+    };
+    inputs.extend(files.iter().cloned());
+    if let Some(tsv) = &a.source.from_tsv
+        && tsv != Path::new("-")
+    {
+        inputs.push(tsv.clone());
+    }
+    if a.key_map.is_some() && files.is_empty() {
+        return usage("--key-map goes with --from-text-dir (TSV lines carry their keys)");
+    }
+    check_output(&a.out, &inputs)?;
+    let mut w = create(&a.out, checksums)?;
+    let counts = if a.source.from_text_dir.is_some() {
+        build_text(&files, &mut w)?
     } else if let Some(tsv) = &a.source.from_tsv {
-        build_tsv(tsv, a.chunk_pairs.max(1), &mut w)?;
-    }
+        build_tsv(tsv, a.chunk_pairs.max(1), &mut w)?
+    } else {
+        return usage("give --from-text-dir DIR or --from-tsv PATH");
+    };
     let (keys, values) = (w.count(), w.values());
-    w.finish()?
-        .into_inner()
-        .map_err(|e| {
-            Fail(format!(
-                "cannot write {}: {}",
-                a.output.display(),
-                e.error()
-            ))
-        })?
-        .sync_all()?;
+    let bytes = commit(w, a.out.no_clobber)?;
     let secs = start.elapsed().as_secs_f64();
-    let file = open(&a.output)?;
-    let mut portable = 0u64;
-    let writer = Writer::new();
-    for r in file.iter() {
-        portable += writer.portable_size(&r?.1) as u64;
+    if !files.is_empty() {
+        report_keys(&files, a.key_map.as_deref())?;
     }
-    let bytes = file.as_bytes().len() as u64;
+    let dups = if counts.duplicates > 0 {
+        format!(" ({} duplicates dropped)", num(counts.duplicates))
+    } else {
+        String::new()
+    };
+    if values == 0 {
+        let _ = writeln!(
+            io::stderr(),
+            "note: the input holds no values; {} is an empty bitmap file",
+            a.out.output.display()
+        );
+        say!(
+            "built {}: {} keys, 0 values{dups}, {} bytes, {secs:.2} s",
+            a.out.output.display(),
+            num(keys),
+            num(bytes)
+        );
+        return Ok(());
+    }
+    // The bytes a portable file of the same bitmaps would take, read back from the output
+    // when it is a regular file (not a device or pipe).
+    let mut portable = String::new();
+    if fs::metadata(&a.out.output).is_ok_and(|m| m.is_file()) {
+        let file = open_file(&a.out.output)?;
+        let writer = Writer::new();
+        let mut sum = 0u64;
+        for r in file.iter() {
+            sum += writer.portable_size(&r?.1) as u64;
+        }
+        portable = format!(
+            ", portable format {} bytes (ratio {:.3})",
+            num(sum),
+            bytes as f64 / sum.max(1) as f64
+        );
+    }
     say!(
-        "built {}: {keys} keys, {values} values, {bytes} bytes ({:.3} bytes/value), portable format {portable} bytes (ratio {:.3}), {:.2} s",
-        a.output.display(),
-        bytes as f64 / values.max(1) as f64,
-        bytes as f64 / portable.max(1) as f64,
-        secs
+        "built {}: {} keys, {} values{dups}, {} bytes ({:.3} bytes/value){portable}, checksums {}, {secs:.2} s",
+        a.out.output.display(),
+        num(keys),
+        num(values),
+        num(bytes),
+        bytes as f64 / values as f64,
+        if checksums { "on" } else { "off" },
     );
     Ok(())
 }
 
+/// Finishes `w` and renames it over its target (unless, with `no_clobber`, the target has
+/// appeared since [`check_output`]: the rename checks again, where it cannot race).
+fn commit(w: FileWriter<AtomicFile>, no_clobber: bool) -> Result<u64> {
+    let out = w.finish()?.no_clobber(no_clobber);
+    let bytes = out.bytes_written();
+    out.commit()?;
+    Ok(bytes)
+}
+
+/// One bitmap per text file, key i = i-th file.
+fn build_text<W: Write>(files: &[PathBuf], w: &mut FileWriter<W>) -> Result<Tally> {
+    let total: u64 = files
+        .iter()
+        .map(|f| fs::metadata(f).map_or(0, |m| m.len()))
+        .sum();
+    let bar = progress(Some(total), "building");
+    let mut counts = Tally::default();
+    let mut values = Vec::new();
+    let mut text = String::new();
+    for (i, path) in files.iter().enumerate() {
+        text.clear();
+        fs::File::open(path)
+            .and_then(|mut f| f.read_to_string(&mut text))
+            .map_err(|e| Fail::Msg(format!("cannot read {}: {e}", path.display())))?;
+        values.clear();
+        parse_values(path, &text, &mut values)?;
+        counts.read += values.len() as u64;
+        if !values.is_sorted_by(|x, y| x < y) {
+            values.sort_unstable();
+            let before = values.len();
+            values.dedup();
+            counts.duplicates += (before - values.len()) as u64;
+        }
+        w.add_sorted(i as u64, values.iter().copied())?;
+        bar.inc(text.len() as u64);
+    }
+    bar.finish_and_clear();
+    Ok(counts)
+}
+
+/// Comma- or whitespace-separated `u32` values; an error names the line and column.
+fn parse_values(path: &Path, text: &str, out: &mut Vec<u32>) -> Result<()> {
+    for (ln, line) in text.lines().enumerate() {
+        let mut col = 0;
+        for tok in line.split(|c: char| c == ',' || c.is_whitespace()) {
+            let at = col;
+            col += tok.len() + 1;
+            if tok.is_empty() {
+                continue;
+            }
+            match tok.parse::<u32>() {
+                Ok(v) => out.push(v),
+                Err(_) => {
+                    return fail(format!(
+                        "{} line {} column {}: {tok:?} is not a u32 (expected comma-separated values from 0 to 4294967295)",
+                        path.display(),
+                        ln + 1,
+                        line[..at].chars().count() + 1
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Counts the bytes read through it, for the progress bar.
+struct Counting<R> {
+    inner: R,
+    bytes: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
 /// key<TAB>value lines in any order → sorted runs of at most `chunk` pairs (on disk when
 /// there is more than one) → merged by key into the file.
-fn build_tsv<W: Write>(path: &Path, chunk: usize, w: &mut FileWriter<W>) -> Result<()> {
-    let input: Box<dyn BufRead> = if path == Path::new("-") {
-        Box::new(BufReader::new(io::stdin()))
+fn build_tsv<W: Write>(path: &Path, chunk: usize, w: &mut FileWriter<W>) -> Result<Tally> {
+    let stdin = path == Path::new("-");
+    let (source, len): (Box<dyn Read>, Option<u64>) = if stdin {
+        (Box::new(io::stdin()), None)
     } else {
-        Box::new(BufReader::new(fs::File::open(path).map_err(|e| {
-            Fail(format!(
-                "cannot read {}: {e} (check the path)",
-                path.display()
-            ))
-        })?))
+        let f = fs::File::open(path)
+            .map_err(|e| Fail::Msg(format!("cannot open {}: {e}", path.display())))?;
+        let len = f.metadata().ok().map(|m| m.len());
+        (Box::new(f), len)
     };
-    let bar = progress(None, "reading pairs");
+    let mut input = BufReader::with_capacity(
+        1 << 16,
+        Counting {
+            inner: source,
+            bytes: 0,
+        },
+    );
+    let bar = progress(len, "reading pairs");
+    let mut counts = Tally::default();
     let mut pairs: Vec<(u64, u32)> = Vec::new();
-    let mut runs: Vec<PathBuf> = Vec::new();
-    let spill = |pairs: &mut Vec<(u64, u32)>, runs: &mut Vec<PathBuf>| -> Result<()> {
-        pairs.sort_unstable();
-        pairs.dedup();
-        let p = std::env::temp_dir().join(format!(
-            "frozen-roaring-{}-{}.run",
-            std::process::id(),
-            runs.len()
-        ));
-        let mut f = BufWriter::new(fs::File::create(&p)?);
-        for &(k, v) in pairs.iter() {
-            f.write_all(&k.to_le_bytes())?;
-            f.write_all(&v.to_le_bytes())?;
-        }
-        f.flush()?;
-        runs.push(p);
-        pairs.clear();
-        Ok(())
-    };
-    let mut result = Ok(());
-    for (n, line) in input.lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut parts = line.split('\t');
-        let (k, v) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        let (Ok(k), Ok(v)) = (k.trim().parse::<u64>(), v.trim().parse::<u32>()) else {
-            result = fail(format!(
-                "{} line {}: expected `key<TAB>value` (u64, u32), found {line:?}",
+    let mut runs = Spill::default();
+    let mut line = String::new();
+    let mut n = 0u64;
+    loop {
+        line.clear();
+        let got = input.read_line(&mut line).map_err(|e| {
+            Fail::Msg(format!(
+                "cannot read {} line {}: {e}",
                 path.display(),
                 n + 1
-            ));
-            break;
-        };
-        pairs.push((k, v));
-        if pairs.len() >= chunk
-            && let Err(e) = spill(&mut pairs, &mut runs)
-        {
-            result = Err(e);
+            ))
+        })?;
+        if got == 0 {
             break;
         }
-        if n % 65536 == 0 {
-            bar.set_position(n as u64);
+        n += 1;
+        let text = line.trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = text.split('\t').collect();
+        let parsed = match fields[..] {
+            [k, v] => k
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .zip(v.trim().parse::<u32>().ok()),
+            _ => None,
+        };
+        let Some((k, v)) = parsed else {
+            return fail(format!(
+                "{} line {n}: expected `key<TAB>value` (two fields: a u64 and a u32), found {} field{} in {text:?}",
+                path.display(),
+                fields.len(),
+                if fields.len() == 1 { "" } else { "s" }
+            ));
+        };
+        pairs.push((k, v));
+        counts.read += 1;
+        if pairs.len() >= chunk {
+            counts.duplicates += runs.spill(&mut pairs)?;
+        }
+        if n.is_multiple_of(65536) {
+            bar.set_position(input.get_ref().bytes);
         }
     }
     bar.finish_and_clear();
-    if result.is_ok() && !runs.is_empty() && !pairs.is_empty() {
-        result = spill(&mut pairs, &mut runs);
+    if !runs.paths.is_empty() && !pairs.is_empty() {
+        counts.duplicates += runs.spill(&mut pairs)?;
     }
-    if result.is_ok() {
-        result = if runs.is_empty() {
-            pairs.sort_unstable();
-            pairs.dedup();
-            write_groups(pairs.into_iter().map(Ok), w)
-        } else {
-            merge_runs(&runs, w)
-        };
-    }
-    for r in &runs {
-        let _ = fs::remove_file(r);
-    }
-    result
+    counts.duplicates += if runs.paths.is_empty() {
+        pairs.sort_unstable();
+        write_groups(pairs.into_iter().map(Ok), w)?
+    } else {
+        merge_runs(&runs.paths, w)?
+    };
+    Ok(counts)
 }
 
-/// Writes sorted, deduplicated (key, value) pairs as one bitmap per key.
+/// Sorted runs of pairs on disk, removed when dropped.
+#[derive(Default)]
+struct Spill {
+    paths: Vec<PathBuf>,
+    dir: Option<tempfile::TempDir>,
+}
+
+impl Spill {
+    /// Sorts `pairs` and writes them as one run; returns the duplicates dropped.
+    fn spill(&mut self, pairs: &mut Vec<(u64, u32)>) -> Result<u64> {
+        pairs.sort_unstable();
+        let before = pairs.len();
+        pairs.dedup();
+        let dropped = (before - pairs.len()) as u64;
+        if self.dir.is_none() {
+            self.dir = Some(
+                tempfile::Builder::new()
+                    .prefix("frozen-roaring-runs")
+                    .tempdir()
+                    .map_err(|e| {
+                        Fail::Msg(format!(
+                            "cannot create a temporary folder for sorted runs: {e}"
+                        ))
+                    })?,
+            );
+        }
+        let dir = self
+            .dir
+            .as_ref()
+            .map(|d| d.path().to_path_buf())
+            .unwrap_or_default();
+        let p = dir.join(format!("{}.run", self.paths.len()));
+        let err = |e: io::Error| Fail::Msg(format!("cannot write {}: {e}", p.display()));
+        let mut f = BufWriter::new(fs::File::create(&p).map_err(err)?);
+        for &(k, v) in pairs.iter() {
+            f.write_all(&k.to_le_bytes()).map_err(err)?;
+            f.write_all(&v.to_le_bytes()).map_err(err)?;
+        }
+        f.flush().map_err(err)?;
+        self.paths.push(p);
+        pairs.clear();
+        Ok(dropped)
+    }
+}
+
+/// Writes sorted (key, value) pairs as one bitmap per key; returns the duplicates dropped.
 fn write_groups<W: Write>(
     pairs: impl Iterator<Item = io::Result<(u64, u32)>>,
     w: &mut FileWriter<W>,
-) -> Result<()> {
+) -> Result<u64> {
     let mut values: Vec<u32> = Vec::new();
     let mut key = None;
+    let mut dropped = 0;
     for p in pairs {
-        let (k, v) = p?;
+        let (k, v) = p.map_err(|e| Fail::Msg(format!("cannot read a sorted run: {e}")))?;
         if key != Some(k) {
             if let Some(k0) = key {
                 w.add_sorted(k0, values.iter().copied())?;
@@ -395,35 +755,45 @@ fn write_groups<W: Write>(
             values.clear();
             key = Some(k);
         }
-        if values.last() != Some(&v) {
+        if values.last() == Some(&v) {
+            dropped += 1;
+        } else {
             values.push(v);
         }
     }
     if let Some(k0) = key {
         w.add_sorted(k0, values.iter().copied())?;
     }
-    Ok(())
+    Ok(dropped)
 }
 
-fn merge_runs<W: Write>(runs: &[PathBuf], w: &mut FileWriter<W>) -> Result<()> {
+fn merge_runs<W: Write>(runs: &[PathBuf], w: &mut FileWriter<W>) -> Result<u64> {
     let mut readers = Vec::with_capacity(runs.len());
     for r in runs {
-        readers.push(BufReader::with_capacity(1 << 16, fs::File::open(r)?));
+        let f = fs::File::open(r)
+            .map_err(|e| Fail::Msg(format!("cannot open {}: {e}", r.display())))?;
+        readers.push(BufReader::with_capacity(1 << 16, f));
     }
     let read = |r: &mut BufReader<fs::File>| -> io::Result<Option<(u64, u32)>> {
         let mut b = [0u8; 12];
         match r.read_exact(&mut b) {
-            Ok(()) => Ok(Some((
-                u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])),
-                u32::from_le_bytes(b[8..].try_into().unwrap_or([0; 4])),
-            ))),
+            Ok(()) => {
+                let (k, v) = b.split_at(8);
+                let k = u64::from_le_bytes(k.try_into().unwrap_or([0; 8]));
+                Ok(Some((
+                    k,
+                    u32::from_le_bytes(v.try_into().unwrap_or([0; 4])),
+                )))
+            }
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
             Err(e) => Err(e),
         }
     };
     let mut heap = BinaryHeap::new();
     for (i, r) in readers.iter_mut().enumerate() {
-        if let Some((k, v)) = read(r)? {
+        if let Some((k, v)) =
+            read(r).map_err(|e| Fail::Msg(format!("cannot read a sorted run: {e}")))?
+        {
             heap.push(std::cmp::Reverse((k, v, i)));
         }
     }
@@ -442,51 +812,130 @@ fn merge_runs<W: Write>(runs: &[PathBuf], w: &mut FileWriter<W>) -> Result<()> {
 fn stats_line(s: &Statistics) -> String {
     format!(
         "{} containers: {} array ({} values, {} B), {} bitset ({} values, {} B), {} run ({} values, {} B); metadata {} B",
-        s.containers,
-        s.array_containers,
-        s.array_values,
-        s.array_bytes,
-        s.bitset_containers,
-        s.bitset_values,
-        s.bitset_bytes,
-        s.run_containers,
-        s.run_values,
-        s.run_bytes,
-        s.metadata_bytes
+        num(s.containers.into()),
+        num(s.array_containers.into()),
+        num(s.array_values),
+        num(s.array_bytes),
+        num(s.bitset_containers.into()),
+        num(s.bitset_values),
+        num(s.bitset_bytes),
+        num(s.run_containers.into()),
+        num(s.run_values),
+        num(s.run_bytes),
+        num(s.metadata_bytes)
     )
 }
 
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Frozen => "frozen",
+        Format::Portable => "portable",
+        _ => "another",
+    }
+}
+
+/// "min 1, max 9" or "empty".
+fn min_max<T: std::fmt::Display>(min: Option<T>, max: Option<T>) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!("min {a}, max {b}"),
+        _ => "empty".to_string(),
+    }
+}
+
+fn first_values<T: ToString>(values: impl Iterator<Item = T>) -> String {
+    let first: Vec<String> = values.take(10).map(|v| v.to_string()).collect();
+    if first.is_empty() {
+        "first values: none".to_string()
+    } else {
+        format!("first values: {}", first.join(","))
+    }
+}
+
+/// Describes one 32-bit bitmap (of a file's key, or a single bitmap).
+fn describe(what: &str, bm: &FrozenBitmap<'_>) -> Result<()> {
+    say!(
+        "{what}: {} values, {} bytes, {} format, {}",
+        num(bm.len()),
+        num(bm.as_bytes().len() as u64),
+        format_name(bm.format()),
+        if bm.has_checksum() {
+            "with CRC32C checksum"
+        } else {
+            "no checksum"
+        }
+    );
+    say!("{}", min_max(bm.min(), bm.max()));
+    say!("{}", stats_line(&bm.statistics()));
+    say!("{}", first_values(bm.iter()));
+    Ok(())
+}
+
+fn describe64(path: &Path, bm: &FrozenBitmap64<'_>) -> Result<()> {
+    say!(
+        "bitmap {}: 64-bit {} format, {} values, {} bytes, {} buckets, {}",
+        path.display(),
+        format_name(bm.format()),
+        num(bm.len()),
+        num(bm.as_bytes().len() as u64),
+        num(bm.bucket_count() as u64),
+        if bm.has_checksum() {
+            "with CRC32C checksum"
+        } else {
+            "no checksum"
+        }
+    );
+    say!("{}", min_max(bm.min(), bm.max()));
+    let mut total = Statistics::default();
+    for (_, b) in bm.buckets() {
+        total += b.statistics();
+    }
+    say!("{}", stats_line(&total));
+    say!("{}", first_values(bm.iter()));
+    Ok(())
+}
+
 fn inspect(path: &Path, key: Option<u64>) -> Result<()> {
-    let file = open(path)?;
+    let file = match open_input(path)? {
+        Input::File(f) => f,
+        single => {
+            if key.is_some() {
+                return usage(format!(
+                    "{} is one bitmap: it has no keys; drop KEY",
+                    path.display()
+                ));
+            }
+            return match single {
+                Input::Bitmap(bytes) => {
+                    let bm = FrozenBitmap::from_bytes(&bytes)?;
+                    describe(&format!("bitmap {}", path.display()), &bm)
+                }
+                Input::Bitmap64(bytes) => describe64(path, &FrozenBitmap64::from_bytes(&bytes)?),
+                Input::File(_) => Ok(()),
+            };
+        }
+    };
     let bytes = file.as_bytes().len() as u64;
     if let Some(k) = key {
-        let Some(bm) = file.get(k)? else {
+        let Some(bm) = file
+            .get(k)
+            .map_err(|e| Fail::Msg(format!("{}: key {k}: {e}", path.display())))?
+        else {
             return fail(format!(
                 "key {k} is not in {} (list keys with `inspect FILE`)",
                 path.display()
             ));
         };
-        let s = bm.statistics();
-        say!(
-            "key {k}: {} values, {} bytes, format {:?}, checksum {}",
-            bm.len(),
-            bm.as_bytes().len(),
-            bm.format(),
-            bm.has_checksum()
-        );
-        say!("min {:?}, max {:?}", bm.min(), bm.max());
-        say!("{}", stats_line(&s));
-        let first: Vec<String> = bm.iter().take(10).map(|v| v.to_string()).collect();
-        say!("first values: {}", first.join(","));
-        return Ok(());
+        return describe(&format!("key {k}"), &bm);
     }
-    let n = file.len();
+    let n = file.len() as u64;
     say!(
-        "file {}: format frozen-roaring bitmap file v1, {bytes} bytes",
-        path.display()
+        "file {}: frozen-roaring bitmap file v1, {} bytes",
+        path.display(),
+        num(bytes)
     );
     say!(
-        "keys: {n}{}; bitmap checksums: {}; directory: {} bytes",
+        "keys: {}{}; bitmap checksums: {}; directory: {} bytes",
+        num(n),
         match (file.keys().next(), file.keys().next_back()) {
             (Some(a), Some(b)) => format!(" ({a} ..= {b})"),
             _ => String::new(),
@@ -496,119 +945,222 @@ fn inspect(path: &Path, key: Option<u64>) -> Result<()> {
         } else {
             "no"
         },
-        n * 24 + 32
+        num(n * 24 + 32)
     );
     let mut total = Statistics::default();
     let mut values = 0u64;
-    let (mut largest, mut largest_key) = (0u64, 0u64);
+    let (mut largest, mut largest_key) = (0u64, None);
     for r in file.iter() {
-        let (k, bm) = r?;
-        let s = bm.statistics();
+        let (k, bm) = r.map_err(|e| Fail::Msg(format!("{}: {e}", path.display())))?;
         values += bm.len();
-        if bm.len() > largest {
-            (largest, largest_key) = (bm.len(), k);
+        if largest_key.is_none() || bm.len() > largest {
+            (largest, largest_key) = (bm.len(), Some(k));
         }
-        total += s;
+        total += bm.statistics();
     }
-    say!(
-        "values: {values} ({:.3} bytes/value); largest bitmap: key {largest_key} with {largest} values",
-        bytes as f64 / values.max(1) as f64
-    );
+    match largest_key {
+        Some(k) if values > 0 => say!(
+            "values: {} ({:.3} bytes/value); largest bitmap: key {k} with {} values",
+            num(values),
+            bytes as f64 / values as f64,
+            num(largest)
+        ),
+        _ => say!("values: 0"),
+    }
     say!("{}", stats_line(&total));
     say!(
         "padding between bitmaps: {} bytes",
-        bytes.saturating_sub(total.total_bytes + 16 + n as u64 * 24 + 32)
+        num(bytes.saturating_sub(total.total_bytes + 16 + n * 24 + 32))
     );
     Ok(())
 }
 
 fn validate(path: &Path) -> Result<()> {
-    let file = open(path)?;
-    file.verify()
-        .map_err(|e| Fail(format!("{}: {e}", path.display())))?;
-    let mut values = 0u64;
-    for r in file.iter() {
-        values += r?.1.len();
+    let named = |e: frozen_roaring::Error| Fail::Msg(format!("{}: {e}", path.display()));
+    match open_input(path)? {
+        Input::File(file) => {
+            file.verify().map_err(named)?;
+            let mut values = 0u64;
+            for r in file.iter() {
+                values += r.map_err(named)?.1.len();
+            }
+            let checks = if file.has_bitmap_checksums() {
+                "the directory's and every bitmap's checksum and every invariant verified"
+            } else {
+                "the directory's checksum and every invariant verified; the bitmaps have no checksums, so some payload damage cannot be detected"
+            };
+            say!(
+                "ok: {} bitmaps, {} values, {} bytes, {checks}",
+                num(file.len() as u64),
+                num(values),
+                num(file.as_bytes().len() as u64)
+            );
+        }
+        Input::Bitmap(bytes) => {
+            let bm = FrozenBitmap::from_bytes_strict(&bytes).map_err(named)?;
+            say!(
+                "ok: one {} bitmap, {} values, {} bytes, {}",
+                format_name(bm.format()),
+                num(bm.len()),
+                num(bytes.len() as u64),
+                if bm.has_checksum() {
+                    "its checksum and every invariant verified"
+                } else {
+                    "every invariant verified (it has no checksum)"
+                }
+            );
+        }
+        Input::Bitmap64(bytes) => {
+            let bm = FrozenBitmap64::from_bytes_strict(&bytes).map_err(named)?;
+            say!(
+                "ok: one 64-bit {} bitmap, {} values, {} bytes, every invariant verified",
+                format_name(bm.format()),
+                num(bm.len()),
+                num(bytes.len() as u64)
+            );
+        }
     }
-    say!(
-        "ok: {} bitmaps, {values} values, {} bytes, every checksum and invariant verified",
-        file.len(),
-        file.as_bytes().len()
-    );
     Ok(())
 }
 
 fn convert(a: ConvertArgs) -> Result<()> {
     if let Some(dir) = &a.from_bin_dir {
         let files = list(dir, "bin")?;
-        let mut w = FileWriter::new(create(&a.output)?);
-        let bar = progress(Some(files.len() as u64), "converting");
+        check_output(&a.out, &files)?;
+        let mut w = create(&a.out, true)?;
+        let total: u64 = files
+            .iter()
+            .map(|f| fs::metadata(f).map_or(0, |m| m.len()))
+            .sum();
+        let bar = progress(Some(total), "converting");
         for (i, path) in files.iter().enumerate() {
-            let bytes =
-                fs::read(path).map_err(|e| Fail(format!("cannot read {}: {e}", path.display())))?;
+            let bytes = fs::read(path)
+                .map_err(|e| Fail::Msg(format!("cannot read {}: {e}", path.display())))?;
             let bm = FrozenBitmap::from_bytes(&bytes)
-                .map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+                .map_err(|e| Fail::Msg(format!("{}: {e}", path.display())))?;
             w.add(i as u64, &bm)?;
-            bar.inc(1);
+            bar.inc(bytes.len() as u64);
         }
         bar.finish_and_clear();
         let n = w.count();
-        w.finish()?.flush()?;
-        say!("converted {n} bitmaps into {}", a.output.display());
+        commit(w, a.out.no_clobber)?;
+        report_keys(&files, a.key_map.as_deref())?;
+        say!(
+            "converted {} bitmaps into {}",
+            num(n),
+            a.out.output.display()
+        );
         return Ok(());
     }
     let (Some(to), Some(input)) = (a.to, &a.input) else {
-        return fail(
-            "give --to frozen|portable with an INPUT bitmap, or --from-bin-dir DIR (see --help)",
-        );
+        return usage("give --to frozen|portable with an INPUT bitmap, or --from-bin-dir DIR");
     };
-    let bytes = fs::read(input).map_err(|e| {
-        Fail(format!(
-            "cannot read {}: {e} (check the path)",
-            input.display()
-        ))
-    })?;
-    let bm =
-        FrozenBitmap::from_bytes(&bytes).map_err(|e| Fail(format!("{}: {e}", input.display())))?;
+    check_output(&a.out, std::slice::from_ref(input))?;
+    let bytes = match open_input(input)? {
+        Input::Bitmap(bytes) => bytes,
+        Input::Bitmap64(_) => {
+            return fail(format!(
+                "{} is a 64-bit bitmap: convert converts 32-bit bitmaps",
+                input.display()
+            ));
+        }
+        Input::File(_) => {
+            return fail(format!(
+                "{} is a bitmap file, not one bitmap: convert converts single bitmaps",
+                input.display()
+            ));
+        }
+    };
+    let bm = FrozenBitmap::from_bytes(&bytes)
+        .map_err(|e| Fail::Msg(format!("{}: {e}", input.display())))?;
     let mut out = Vec::new();
     let mut w = Writer::new();
     match to {
         Target::Frozen => w.write_frozen(&bm, &mut out)?,
         Target::Portable => w.write_portable(&bm, &mut out)?,
     };
-    fs::write(&a.output, &out)
-        .map_err(|e| Fail(format!("cannot write {}: {e}", a.output.display())))?;
+    let mut file = AtomicFile::create(&a.out.output)?.no_clobber(a.out.no_clobber);
+    file.write_all(&out)
+        .map_err(|e| Fail::Msg(format!("cannot write {}: {e}", a.out.output.display())))?;
+    file.commit()?;
     say!(
-        "converted {} ({:?}, {} bytes) to {} ({} bytes)",
+        "converted {} ({} format, {} bytes) to {} ({} format, {} bytes)",
         input.display(),
-        bm.format(),
-        bytes.len(),
-        a.output.display(),
-        out.len()
+        format_name(bm.format()),
+        num(bytes.len() as u64),
+        a.out.output.display(),
+        match to {
+            Target::Frozen => "frozen",
+            Target::Portable => "portable",
+        },
+        num(out.len() as u64)
     );
     Ok(())
 }
 
+/// Prints a cardinality, then the first `values` values, one per line.
+fn print_result<T: std::fmt::Display>(
+    len: u64,
+    iter: impl Iterator<Item = T>,
+    values: Option<u64>,
+) -> Result<()> {
+    let stdout = io::stdout();
+    let mut o = BufWriter::new(stdout.lock());
+    writeln!(o, "{len}").map_err(stdout_error)?;
+    if let Some(n) = values {
+        for v in iter.take(usize::try_from(n).unwrap_or(usize::MAX)) {
+            writeln!(o, "{v}").map_err(stdout_error)?;
+        }
+    }
+    o.flush().map_err(stdout_error)
+}
+
 fn query(a: QueryArgs) -> Result<()> {
-    let file = open(&a.file)?;
+    let file = match open_input(&a.file)? {
+        Input::File(f) => f,
+        Input::Bitmap(bytes) => {
+            no_operation(&a)?;
+            let bm = FrozenBitmap::from_bytes(&bytes)?;
+            if !a.no_verify {
+                bm.verify()
+                    .map_err(|e| Fail::Msg(format!("{}: {e}", a.file.display())))?;
+            }
+            return print_result(bm.len(), bm.iter(), a.values);
+        }
+        Input::Bitmap64(bytes) => {
+            no_operation(&a)?;
+            let bm = FrozenBitmap64::from_bytes(&bytes)?;
+            return print_result(bm.len(), bm.iter(), a.values);
+        }
+    };
     let (keys, kind) = match (&a.op.and, &a.op.or, &a.op.andnot) {
         (Some(k), _, _) => (k, 0),
         (_, Some(k), _) => (k, 1),
         (_, _, Some(k)) => (k, 2),
-        _ => return fail("give --and, --or or --andnot with a comma-separated key list"),
+        _ => return usage("give --and, --or or --andnot with a comma-separated key list"),
     };
     if keys.is_empty() || (kind == 2 && keys.len() < 2) {
-        return fail(
-            "--andnot needs at least two keys (K1 minus the others); --and/--or at least one",
+        return usage(
+            "--andnot needs at least two keys (K1 minus the others); --and and --or at least one",
+        );
+    }
+    let verify = file.has_bitmap_checksums() && !a.no_verify;
+    if !file.has_bitmap_checksums() {
+        let _ = writeln!(
+            io::stderr(),
+            "note: {} has no bitmap checksums: payload damage goes unnoticed here and is only caught (in part) by `frozen-roaring validate`",
+            a.file.display()
         );
     }
     let start = Instant::now();
     let mut views = Vec::with_capacity(keys.len());
     for &k in keys {
-        match file
-            .get(k)
-            .map_err(|e| Fail(format!("{}: key {k}: {e}", a.file.display())))?
-        {
+        let got = if verify {
+            file.get_verified(k)
+        } else {
+            file.get(k)
+        };
+        match got.map_err(|e| Fail::Msg(format!("{}: key {k}: {e}", a.file.display())))? {
             Some(b) => views.push(b),
             None => {
                 return fail(format!(
@@ -632,22 +1184,26 @@ fn query(a: QueryArgs) -> Result<()> {
     };
     let result = FrozenBitmap::from_bytes(&out[r])?;
     let elapsed = start.elapsed();
-    let stdout = io::stdout();
-    let mut o = BufWriter::new(stdout.lock());
-    writeln!(o, "{}", result.len())?;
-    if let Some(n) = a.values {
-        for v in result.iter().take(usize::try_from(n).unwrap_or(usize::MAX)) {
-            writeln!(o, "{v}")?;
-        }
-    }
-    o.flush()?;
+    print_result(result.len(), result.iter(), a.values)?;
     let _ = writeln!(
         io::stderr(),
-        "{} of {} bitmaps in {:.3} ms",
+        "{} of {} bitmaps in {:.3} ms{}",
         ["intersection", "union", "difference"][kind],
         views.len(),
-        elapsed.as_secs_f64() * 1e3
+        elapsed.as_secs_f64() * 1e3,
+        if verify { " (checksums verified)" } else { "" }
     );
+    Ok(())
+}
+
+/// A single bitmap has no keys to combine.
+fn no_operation(a: &QueryArgs) -> Result<()> {
+    if a.op.and.is_some() || a.op.or.is_some() || a.op.andnot.is_some() {
+        return usage(format!(
+            "{} is one bitmap: it has no keys to combine; drop --and/--or/--andnot",
+            a.file.display()
+        ));
+    }
     Ok(())
 }
 
@@ -685,16 +1241,30 @@ fn postings(rng: &mut Rng, docs: u32, p: f64, out: &mut Vec<u32>) {
 
 fn demo(a: DemoArgs) -> Result<()> {
     let (docs, terms) = (a.docs.max(1), a.terms.max(1));
-    say!("corpus: {docs} documents, {terms} terms, Zipf term frequencies (exponent 1, seed 1)");
-    let path = a.keep.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("frozen-roaring-demo-{}.frf", std::process::id()))
-    });
+    say!(
+        "corpus: {} documents, {} terms, Zipf term frequencies (exponent 1, seed 1)",
+        num(docs.into()),
+        num(terms)
+    );
+    let tmp = match &a.keep {
+        Some(_) => None,
+        None => Some(tempfile::tempdir().map_err(|e| {
+            Fail::Msg(format!(
+                "cannot create a temporary folder for the demo file: {e}"
+            ))
+        })?),
+    };
+    let path = match (&a.keep, &tmp) {
+        (Some(p), _) => p.clone(),
+        (None, Some(t)) => t.path().join("demo.frf"),
+        (None, None) => unreachable!("a temporary folder is made when --keep is absent"),
+    };
     // Build: one bitmap per term, streamed into the file.
     let mut rng = Rng(1);
     let mut values = Vec::new();
-    let mut w = FileWriter::new(create(&path)?);
+    let mut w = FileWriter::create(&path)?;
     w.reserve(terms as usize);
-    let bar = progress(Some(terms), "indexing");
+    let bar = progress_count(terms, "indexing");
     let start = Instant::now();
     let mut portable = 0u64;
     let mut pw = Writer::new();
@@ -715,21 +1285,26 @@ fn demo(a: DemoArgs) -> Result<()> {
     }
     bar.finish_and_clear();
     let (keys, total) = (w.count(), w.values());
-    w.finish()?.flush()?;
+    w.commit()?;
     let build = start.elapsed();
     let start = Instant::now();
-    let file = open(&path)?;
+    let file = open_file(&path)?;
     let open_time = start.elapsed();
     let bytes = file.as_bytes().len() as u64;
     say!(
-        "built {keys} bitmaps, {total} postings: {bytes} bytes ({:.3} bytes/posting; portable format {portable} bytes, ratio {:.3}) in {:.0} ms ({:.1} M postings/s)",
+        "built {} bitmaps, {} postings: {} bytes ({:.3} bytes/posting; portable format {} bytes, ratio {:.3}) in {:.0} ms ({:.1} M postings/s)",
+        num(keys),
+        num(total),
+        num(bytes),
         bytes as f64 / total.max(1) as f64,
+        num(portable),
         bytes as f64 / portable.max(1) as f64,
         build.as_secs_f64() * 1e3,
         total as f64 / build.as_secs_f64() / 1e6
     );
     say!(
-        "mapped and opened the file (footer, directory checksum, {keys} keys checked) in {:.2} ms",
+        "mapped and opened the file (footer, directory checksum, {} keys checked) in {:.2} ms",
+        num(keys),
         open_time.as_secs_f64() * 1e3
     );
     // Queries: a frequent term with a rarer one, conjunctive and disjunctive.
@@ -740,8 +1315,9 @@ fn demo(a: DemoArgs) -> Result<()> {
     for (name, op) in [("AND", Op::And), ("OR", Op::Or)] {
         let (hits, p50, p99) = timed_pairs(&file, &pairs, &mut qw, op)?;
         say!(
-            "{} {name} queries (lookup + result written to a reused buffer): {hits} matches; latency p50 {p50:.1} µs, p99 {p99:.1} µs",
-            pairs.len()
+            "{} {name} queries (lookup + result written to a reused buffer): {} matches; latency p50 {p50:.1} µs, p99 {p99:.1} µs",
+            pairs.len(),
+            num(hits)
         );
     }
     let three: Vec<FrozenBitmap> = [1u64, 2, 3]
@@ -751,7 +1327,8 @@ fn demo(a: DemoArgs) -> Result<()> {
     let t = Instant::now();
     let n = qw.intersection_many_len(&three);
     say!(
-        "terms 1 AND 2 AND 3: {n} documents ({:.1} µs, counted without writing)",
+        "terms 1 AND 2 AND 3: {} documents ({:.1} µs, counted without writing)",
+        num(n),
         t.elapsed().as_secs_f64() * 1e6
     );
     // Self-check against a plain merge of the decoded lists.
@@ -761,15 +1338,30 @@ fn demo(a: DemoArgs) -> Result<()> {
         if merged != a.intersection_len(&b) {
             return fail("self-check failed: intersection differs from a merge of the lists");
         }
-        say!("check: |term 1 AND term 2| = {merged}, same as a merge of the decoded lists");
+        say!(
+            "check: |term 1 AND term 2| = {}, same as a merge of the decoded lists",
+            num(merged)
+        );
     }
-    if a.keep.is_none() {
-        drop(file);
-        let _ = fs::remove_file(&path);
-    } else {
+    if a.keep.is_some() {
         say!("kept {}", path.display());
     }
     Ok(())
+}
+
+/// A progress bar counting items (the demo's terms), on standard error when it is a terminal.
+fn progress_count(len: u64, what: &str) -> indicatif::ProgressBar {
+    if !io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    if let Ok(s) = indicatif::ProgressStyle::with_template(
+        "{msg} [{bar:40}] {pos}/{len} ({per_sec}, {eta} left)",
+    ) {
+        bar.set_style(s.progress_chars("=> "));
+    }
+    bar.set_message(what.to_string());
+    bar
 }
 
 #[derive(Clone, Copy)]

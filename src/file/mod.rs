@@ -5,13 +5,14 @@
 
 mod writer;
 
-pub use writer::FileWriter;
+pub use writer::{AtomicFile, FileWriter};
 
 use core::ops::{Bound, RangeBounds};
+use std::path::Path;
 
 use crate::cast::{self, FileEntryLE};
 use crate::checksum::crc32c;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, FILE_FOOTER, expect};
 use crate::view::FrozenBitmap;
 
 /// First four bytes of a bitmap file (and last four).
@@ -57,25 +58,72 @@ pub struct BitmapFile<D> {
     flags: u8,
 }
 
+/// Opens `path` for reading, refusing folders with an error that says so (Linux opens a
+/// folder without complaint and only the read or map fails, with a less helpful cause).
+fn open_regular(path: &Path) -> Result<std::fs::File, Error> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io("open", Some(path), e))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::io("open", Some(path), e))?;
+    if meta.is_dir() {
+        let err = std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a folder, not a bitmap file",
+        );
+        return Err(Error::io("open", Some(path), err));
+    }
+    Ok(file)
+}
+
 #[cfg(feature = "mmap")]
 impl BitmapFile<memmap2::Mmap> {
     /// Maps the file at `path` into memory and opens it (checked as
     /// [`from_bytes`](Self::from_bytes) does). Bitmaps are then read straight from the
     /// page cache.
     ///
-    /// The file must not be modified or truncated while it is mapped (by this or another
-    /// process); that is the one condition the memory map cannot check.
+    /// The file must not be truncated or rewritten in place while it is mapped, by this or
+    /// another process: pages cut off by a truncation raise `SIGBUS` when read, which kills
+    /// the process, and bytes changed under the map may give wrong answers (never a panic
+    /// or an out-of-bounds read: every directory field is bounds-checked where it is used).
+    /// Files written by [`FileWriter::create`] and the tool are never rewritten in place (a
+    /// new file is renamed over the old one, and a reader that mapped the old one keeps it),
+    /// so this only concerns other writers. For files that others may rewrite, use
+    /// [`BitmapFile::read`], which copies the file into memory.
     ///
     /// # Errors
     ///
-    /// `Io` if the file cannot be opened or mapped, else the errors of `from_bytes`.
-    pub fn open<P: AsRef<std::path::Path>>(path: P) -> Result<Self, Error> {
-        let file = std::fs::File::open(path).map_err(Error::io)?;
+    /// `Io` naming the operation (`open` or `map`), the path and the OS's cause if the file
+    /// cannot be opened or mapped (a folder is refused), else the errors of `from_bytes`.
+    pub fn open<P: AsRef<Path>>(path: P) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let file = open_regular(path)?;
         // SAFETY: the map is read-only and every byte read through it is bounds-checked;
-        // the documented condition (no concurrent modification of the file) is the caller's.
+        // the documented condition (no truncation while mapped) is the caller's.
         #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(Error::io)?;
+        let map =
+            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("map", Some(path), e))?;
         BitmapFile::from_bytes(map)
+    }
+}
+
+impl BitmapFile<alloc::vec::Vec<u8>> {
+    /// Reads the whole file at `path` into memory and opens it (checked as
+    /// [`from_bytes`](Self::from_bytes) does): for files on storage that other processes
+    /// may truncate or rewrite while they are read, where [`open`](BitmapFile::open)'s
+    /// memory map could fault.
+    ///
+    /// # Errors
+    ///
+    /// `Io` naming the operation (`open` or `read`), the path and the OS's cause, else the
+    /// errors of `from_bytes`.
+    pub fn read<P: AsRef<Path>>(path: P) -> Result<Self, Error> {
+        use std::io::Read;
+        let path = path.as_ref();
+        let mut file = open_regular(path)?;
+        let mut data = alloc::vec::Vec::new();
+        file.read_to_end(&mut data)
+            .map_err(|e| Error::io("read", Some(path), e))?;
+        BitmapFile::from_bytes(data)
     }
 }
 
@@ -150,6 +198,52 @@ impl<D: AsRef<[u8]>> BitmapFile<D> {
         }
     }
 
+    /// The bitmap of `key`, with its CRC32C checked when it has one: one pass over the
+    /// bitmap's bytes on top of [`get`](Self::get), so that a payload damaged after writing
+    /// gives an error instead of a wrong answer. In a file whose header promises a checksum
+    /// for every bitmap, a bitmap without one is an error too.
+    ///
+    /// ```
+    /// use frozen_roaring::{BitmapFile, ErrorKind, FileWriter};
+    /// let mut w = FileWriter::new(Vec::new()); // per-bitmap checksums by default
+    /// w.add_sorted(7, [1, 2, 3])?;
+    /// let mut bytes = w.finish()?;
+    /// bytes[16 + 16 + 12] ^= 1; // flip a bit of key 7's payload (value 1 becomes 0)
+    /// let file = BitmapFile::from_bytes(&bytes[..])?;
+    /// assert_eq!(file.get(7)?.unwrap().len(), 3); // the structure is intact
+    /// let err = file.get_verified(7).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::ChecksumMismatch);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`get`](Self::get), plus `ChecksumMismatch`, and `Malformed` for a missing
+    /// checksum the file promises.
+    pub fn get_verified(&self, key: u64) -> Result<Option<FrozenBitmap<'_>>, Error> {
+        let entries = self.entries();
+        match entries.binary_search_by(|e| e.key.get().cmp(&key)) {
+            Ok(i) => {
+                let e = &entries[i];
+                let bm = self.open_entry(e)?;
+                self.verify_entry(&bm, e.offset.get() as usize)?;
+                Ok(Some(bm))
+            }
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Checks the CRC32C of a bitmap opened from the entry at file offset `off`.
+    fn verify_entry(&self, bm: &FrozenBitmap<'_>, off: usize) -> Result<(), Error> {
+        if self.has_bitmap_checksums() && !bm.has_checksum() {
+            return Err(Error::malformed(
+                "bitmap checksum (the file promises one for every bitmap)",
+                off,
+            ));
+        }
+        bm.verify().map_err(|err| err.shifted(off))
+    }
+
     /// The bitmap at position `i` of the directory with its key.
     ///
     /// # Errors
@@ -207,13 +301,8 @@ impl<D: AsRef<[u8]>> BitmapFile<D> {
         for e in self.entries() {
             let bm = self.open_entry(e)?;
             let off = e.offset.get() as usize;
+            self.verify_entry(&bm, off)?;
             bm.validate().map_err(|err| err.shifted(off))?;
-            if self.has_bitmap_checksums() && !bm.has_checksum() {
-                return Err(Error::malformed(
-                    "bitmap checksum (the file promises one for every bitmap)",
-                    off,
-                ));
-            }
         }
         Ok(())
     }
@@ -273,12 +362,12 @@ fn read_u64(bytes: &[u8], off: usize) -> u64 {
 /// The checks of `from_bytes`: returns (directory offset, count, flags).
 fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
     let len = bytes.len() as u64;
-    if len >= 4 && bytes[..4] != FILE_MAGIC {
-        return Err(Error::new(ErrorKind::BadMagic, "file magic", 0));
+    if !FILE_MAGIC.starts_with(&bytes[..bytes.len().min(4)]) {
+        return Err(Error::bad_magic(expect::FILE, bytes, 0));
     }
     if len < FILE_HEADER_LEN + FOOTER_LEN {
         return Err(Error::truncated(
-            "bitmap file (header and footer)",
+            FILE_FOOTER,
             0,
             FILE_HEADER_LEN + FOOTER_LEN,
             len,
@@ -295,11 +384,7 @@ fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
     let f = (len - FOOTER_LEN) as usize;
     let footer = &bytes[f..];
     if footer[28..32] != FILE_MAGIC {
-        return Err(Error::new(
-            ErrorKind::BadMagic,
-            "footer magic (truncated file?)",
-            f + 28,
-        ));
+        return Err(Error::truncated(FILE_FOOTER, f + 28, len, len));
     }
     if footer[24] != FILE_VERSION || footer[25..28] != [0, 0, 0] {
         return Err(Error::malformed("footer version or reserved bytes", f + 24));

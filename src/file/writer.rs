@@ -1,7 +1,8 @@
 //! [`FileWriter`]: streams bitmaps into a bitmap file.
 
 use alloc::vec::Vec;
-use std::io::Write;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::write::Writer;
@@ -11,12 +12,21 @@ use crate::write::Writer;
 /// known in advance. Memory: one bitmap's encoding plus 24 bytes of directory per key. No
 /// allocation per bitmap in steady state (the directory grows by doubling).
 ///
-/// Wrap files in a `std::io::BufWriter`: the writer issues one `write_all` per bitmap and
-/// one per padding.
+/// Every bitmap carries a CRC32C trailer unless [`without_bitmap_checksums`] turns them off
+/// (4 bytes a bitmap and one pass over its bytes, so that [`BitmapFile::get_verified`] and
+/// [`BitmapFile::verify`] catch payloads damaged after writing).
+///
+/// To write a file on disk, use [`FileWriter::create`]: it writes a temporary file beside
+/// the target and renames it over the target only in [`commit`](FileWriter::commit), so a
+/// failed or abandoned build never leaves a partial file or damages the previous one. Any
+/// other `Write` works too (wrap it in a `std::io::BufWriter`: the writer issues one
+/// `write_all` per bitmap and one per padding).
+///
+/// [`without_bitmap_checksums`]: FileWriter::without_bitmap_checksums
 ///
 /// ```
 /// use frozen_roaring::{BitmapFile, FileWriter};
-/// let mut w = FileWriter::new(Vec::new()).with_bitmap_checksums(true);
+/// let mut w = FileWriter::new(Vec::new());
 /// for term in 0..100u64 {
 ///     w.add_sorted(term, (0..1000).filter(|d| d % (term as u32 + 1) == 0))?;
 /// }
@@ -38,6 +48,8 @@ pub struct FileWriter<W: Write> {
     last_key: Option<u64>,
     checksums: bool,
     started: bool,
+    /// The file being written, named in I/O errors.
+    path: Option<PathBuf>,
 }
 
 const ZEROS: [u8; BITMAP_ALIGN as usize] = [0; BITMAP_ALIGN as usize];
@@ -55,17 +67,27 @@ impl<W: Write> FileWriter<W> {
             count: 0,
             values: 0,
             last_key: None,
-            checksums: false,
+            checksums: true,
             started: false,
+            path: None,
         }
+        .with_bitmap_checksums(true)
     }
 
-    /// Gives every bitmap a CRC32C trailer (checked by [`BitmapFile::verify`] and by
-    /// strict opens). The directory always has a checksum.
+    /// Whether every bitmap gets a CRC32C trailer (the default), checked by
+    /// [`BitmapFile::get_verified`], [`BitmapFile::verify`] and strict opens. The directory
+    /// always has a checksum. Call before the first bitmap.
     pub fn with_bitmap_checksums(mut self, on: bool) -> FileWriter<W> {
         self.checksums = on;
         self.writer = Writer::new().with_checksum(on);
         self
+    }
+
+    /// Writes bitmaps without CRC32C trailers: 4 bytes a bitmap smaller and no checksum
+    /// pass, but payload damage is then caught only by the strict checks of
+    /// [`BitmapFile::verify`], and not always.
+    pub fn without_bitmap_checksums(self) -> FileWriter<W> {
+        self.with_bitmap_checksums(false)
     }
 
     /// Reserves directory space for `keys` bitmaps (24 bytes each), so that even the
@@ -157,7 +179,9 @@ impl<W: Write> FileWriter<W> {
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        self.out.write_all(bytes).map_err(Error::io)?;
+        self.out
+            .write_all(bytes)
+            .map_err(|e| Error::io("write", self.path.as_deref(), e))?;
         self.pos += bytes.len() as u64;
         Ok(())
     }
@@ -199,8 +223,217 @@ impl<W: Write> FileWriter<W> {
         footer[24] = FILE_VERSION;
         footer[28..].copy_from_slice(&FILE_MAGIC);
         self.write(&footer)?;
-        self.out.flush().map_err(Error::io)?;
+        self.out
+            .flush()
+            .map_err(|e| Error::io("write", self.path.as_deref(), e))?;
         Ok(self.out)
+    }
+}
+
+impl FileWriter<AtomicFile> {
+    /// A writer of a new bitmap file at `path`, written to a temporary file in the same
+    /// folder and renamed over `path` by [`commit`](Self::commit). Until then `path` is not
+    /// touched; if the writer is dropped or an error occurs, the temporary file is removed.
+    ///
+    /// ```
+    /// use frozen_roaring::{BitmapFile, FileWriter};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("postings.frf");
+    /// let mut w = FileWriter::create(&path)?;
+    /// w.add_sorted(1, [10, 20, 30])?;
+    /// w.commit()?;
+    /// assert_eq!(BitmapFile::open(&path)?.get(1)?.unwrap().len(), 3);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `Io` naming the path and the OS's cause if the temporary file cannot be created.
+    pub fn create<P: AsRef<Path>>(path: P) -> Result<FileWriter<AtomicFile>, Error> {
+        let out = AtomicFile::create(path.as_ref())?;
+        let mut w = FileWriter::new(out);
+        w.path = Some(path.as_ref().to_path_buf());
+        Ok(w)
+    }
+
+    /// Writes the directory and footer, syncs the file to storage, and renames it over the
+    /// target path: readers see the old file or the whole new one, never a part. Returns
+    /// the bytes written.
+    ///
+    /// # Errors
+    ///
+    /// `Io` naming the operation (`write`, `sync` or `rename`), the path and the OS's cause;
+    /// the target is then left as it was.
+    pub fn commit(self) -> Result<u64, Error> {
+        let out = self.finish()?;
+        let bytes = out.written;
+        out.commit()?;
+        Ok(bytes)
+    }
+}
+
+/// A file written beside its target and renamed over it on [`commit`](AtomicFile::commit):
+/// the output of [`FileWriter::create`], usable on its own for any bytes. Dropped without
+/// `commit`, it removes its temporary file and leaves the target as it was.
+///
+/// A target that is a symbolic link is resolved first, so the file it points to is
+/// replaced and the link kept. A target that exists and is not a regular file (a device
+/// such as `/dev/stdout`, a named pipe) cannot be replaced by a rename: it is written in
+/// place, and `commit` flushes it.
+pub struct AtomicFile {
+    out: Sink,
+    target: PathBuf,
+    written: u64,
+    no_clobber: bool,
+}
+
+enum Sink {
+    Temp(BufWriter<tempfile::NamedTempFile>),
+    Special(BufWriter<std::fs::File>),
+}
+
+impl AtomicFile {
+    /// Creates a temporary file in the folder of `target` (so that the final rename stays on
+    /// one file system), readable as the process's umask allows, like a new file.
+    ///
+    /// # Errors
+    ///
+    /// `Io` naming the target and the OS's cause (a missing folder, no permission).
+    pub fn create<P: AsRef<Path>>(target: P) -> Result<AtomicFile, Error> {
+        let named = target.as_ref();
+        let resolved;
+        let mut target = named;
+        if let Ok(meta) = std::fs::metadata(named) {
+            if !meta.is_file() && !meta.is_dir() {
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(named)
+                    .map_err(|e| Error::io("open", Some(named), e))?;
+                return Ok(AtomicFile {
+                    out: Sink::Special(BufWriter::with_capacity(1 << 20, file)),
+                    target: named.to_path_buf(),
+                    written: 0,
+                    no_clobber: false,
+                });
+            }
+            if std::fs::symlink_metadata(named).is_ok_and(|m| m.file_type().is_symlink()) {
+                resolved = std::fs::canonicalize(named).map_err(|e| Error::io("open", Some(named), e))?;
+                target = &resolved;
+            }
+        }
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = target.file_name().map_or_else(
+            || std::ffi::OsString::from("bitmaps"),
+            std::ffi::OsStr::to_os_string,
+        );
+        let mut prefix = std::ffi::OsString::from(".");
+        prefix.push(&name);
+        prefix.push(".");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // The kernel applies the umask to this mode, as for any new file.
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let file = builder
+            .tempfile_in(dir)
+            .map_err(|e| Error::io("create", Some(target), e))?;
+        Ok(AtomicFile {
+            out: Sink::Temp(BufWriter::with_capacity(1 << 20, file)),
+            target: target.to_path_buf(),
+            written: 0,
+            no_clobber: false,
+        })
+    }
+
+    /// Makes [`commit`](Self::commit) fail, leaving the existing file alone, if the target
+    /// exists by then.
+    pub fn no_clobber(mut self, on: bool) -> AtomicFile {
+        self.no_clobber = on;
+        self
+    }
+
+    /// Bytes written so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+
+    /// The path the file will have once committed.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Flushes, syncs the data to storage, renames the file over the target and syncs the
+    /// folder, so that the new file survives a crash once this returns.
+    ///
+    /// # Errors
+    ///
+    /// `Io` naming the operation (`write`, `sync`, `rename`), the target and the OS's cause;
+    /// the temporary file is then removed and the target left as it was.
+    pub fn commit(self) -> Result<(), Error> {
+        let target = self.target;
+        let out = match self.out {
+            Sink::Temp(out) => out,
+            Sink::Special(mut out) => {
+                return out.flush().map_err(|e| Error::io("write", Some(&target), e));
+            }
+        };
+        let file = out
+            .into_inner()
+            .map_err(|e| Error::io("write", Some(&target), e.into_error()))?;
+        file.as_file()
+            .sync_all()
+            .map_err(|e| Error::io("sync", Some(&target), e))?;
+        let persisted = if self.no_clobber {
+            file.persist_noclobber(&target)
+        } else {
+            file.persist(&target)
+        };
+        persisted.map_err(|e| Error::io("rename", Some(&target), e.error))?;
+        #[cfg(unix)]
+        if let Some(dir) = target.parent() {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            std::fs::File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| Error::io("sync the folder of", Some(&target), e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = match &mut self.out {
+            Sink::Temp(out) => out.write(buf)?,
+            Sink::Special(out) => out.write(buf)?,
+        };
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.out {
+            Sink::Temp(out) => out.flush(),
+            Sink::Special(out) => out.flush(),
+        }
+    }
+}
+
+impl core::fmt::Debug for AtomicFile {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AtomicFile")
+            .field("target", &self.target)
+            .field("written", &self.written)
+            .finish_non_exhaustive()
     }
 }
 

@@ -4,7 +4,7 @@ use super::FrozenBitmap;
 use super::dir::{Directory, FrozenDir, PortableDir};
 use crate::cast::{self, U16, U32};
 use crate::container::validate;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, expect};
 use crate::format::*;
 
 /// What structural validation learned about a bitmap besides its validity.
@@ -31,7 +31,7 @@ pub(crate) fn parse<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Erro
     if bytes.len() >= 4 && bytes[..4] != MAGIC {
         return match portable_cookie(bytes) {
             Some(_) => parse_portable(bytes),
-            None => Err(Error::new(ErrorKind::BadMagic, "magic", 0)),
+            None => Err(Error::bad_magic(expect::BITMAP, bytes, 0)),
         };
     }
     if bytes.len() < HEADER_LEN {
@@ -268,7 +268,7 @@ fn portable_payload_len(dir: &PortableDir<'_>, i: usize, off: usize) -> Option<(
 /// the view and any sequential decoder see the same set.
 fn parse_portable(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     let Some(h) = portable_cookie(bytes) else {
-        return Err(Error::new(ErrorKind::BadMagic, "cookie", 0));
+        return Err(Error::bad_magic(expect::BITMAP, bytes, 0));
     };
     if h.run_flags == 0 {
         if bytes.len() < 8 {

@@ -397,7 +397,9 @@ impl Writer {
         let mut staging = core::mem::take(&mut self.staging);
         staging.clear();
         let range = self.finish_vec(&mut staging);
-        let result = w.write_all(&staging[range.clone()]).map_err(Error::io);
+        let result = w
+            .write_all(&staging[range.clone()])
+            .map_err(|e| Error::io("write", None, e));
         self.staging = staging;
         result.map(|()| range.len())
     }
