@@ -134,6 +134,7 @@ fn corrupt_files_give_errors_never_panics() {
                     err.kind(),
                     ErrorKind::ChecksumMismatch
                         | ErrorKind::Malformed
+                        | ErrorKind::Truncated
                         | ErrorKind::BadMagic
                         | ErrorKind::UnsupportedVersion
                 ),

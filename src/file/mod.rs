@@ -445,3 +445,126 @@ fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
     }
     Ok((dir_offset, count, flags))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri isolates the file system")]
+    fn a_missing_file_names_the_operation_path_and_cause() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing.frf");
+        #[cfg(feature = "mmap")]
+        let errs = [
+            BitmapFile::open(&path).unwrap_err(),
+            BitmapFile::read(&path).unwrap_err(),
+        ];
+        #[cfg(not(feature = "mmap"))]
+        let errs = [BitmapFile::read(&path).unwrap_err()];
+        for err in errs {
+            assert_eq!(err.kind(), ErrorKind::Io);
+            assert_eq!(err.path(), Some(path.as_path()));
+            let text = err.to_string();
+            assert!(
+                text.starts_with(&std::format!("cannot open {}: ", path.display())),
+                "{text}"
+            );
+            assert!(text.contains("No such file or directory"), "{text}");
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri isolates the file system")]
+    fn a_folder_is_refused_as_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = BitmapFile::read(dir.path()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Io);
+        let text = err.to_string();
+        assert!(
+            text.contains(&std::format!("cannot open {}", dir.path().display())),
+            "{text}"
+        );
+        assert!(text.contains("it is a folder, not a bitmap file"), "{text}");
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri isolates the file system")]
+    fn a_full_disk_names_the_path_and_cause() {
+        let full = Path::new("/dev/full");
+        if !full.exists() {
+            std::eprintln!("SKIPPED: no /dev/full on this system");
+            return;
+        }
+        let mut w = FileWriter::create(full).unwrap();
+        w.add_sorted(1, 0..100_000).unwrap(); // buffered
+        let err = w.commit().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Io);
+        let text = err.to_string();
+        assert!(text.starts_with("cannot write /dev/full: "), "{text}");
+        assert!(text.contains("No space left on device"), "{text}");
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri isolates the file system")]
+    fn a_truncated_file_says_its_footer_is_missing() {
+        let mut w = FileWriter::new(alloc::vec::Vec::new());
+        w.add_sorted(1, [1, 2, 3]).unwrap();
+        let bytes = w.finish().unwrap();
+        for cut in [1, 5, 40] {
+            let err = BitmapFile::from_bytes(&bytes[..bytes.len() - cut]).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Truncated, "cut {cut}");
+            let text = err.to_string();
+            assert!(
+                text.starts_with("the file is truncated: its footer is missing"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri isolates the file system")]
+    fn magic_errors_say_what_was_found_and_what_was_expected() {
+        let mut frozen = alloc::vec::Vec::new();
+        crate::Writer::new()
+            .write_sorted([1, 2, 3], &mut frozen)
+            .unwrap();
+        let err = BitmapFile::from_bytes(&frozen[..]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::BadMagic);
+        let text = err.to_string();
+        assert!(
+            text.contains("expected a bitmap file: the magic \"FRZF\""),
+            "{text}"
+        );
+        assert!(text.contains("found 46 52 5a 52 (\"FRZR\")"), "{text}");
+        assert!(
+            text.contains("this is one frozen bitmap, not a bitmap file"),
+            "{text}"
+        );
+        let mut portable = alloc::vec::Vec::new();
+        crate::Writer::new()
+            .write_portable_sorted([1, 2, 3], &mut portable)
+            .unwrap();
+        let text = BitmapFile::from_bytes(&portable[..])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains("this is one portable 32-bit bitmap"),
+            "{text}"
+        );
+        // The reverse: a bitmap file where one bitmap is expected.
+        let mut w = FileWriter::new(alloc::vec::Vec::new());
+        w.add_sorted(1, [1]).unwrap();
+        let file = w.finish().unwrap();
+        let text = FrozenBitmap::from_bytes(&file).unwrap_err().to_string();
+        assert!(
+            text.contains("this is a bitmap file, not one bitmap"),
+            "{text}"
+        );
+        let text = FrozenBitmap::from_bytes(b"garbage!")
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("found 67 61 72 62 (\"garb\")"), "{text}");
+    }
+}

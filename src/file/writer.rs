@@ -317,7 +317,8 @@ impl AtomicFile {
                 });
             }
             if std::fs::symlink_metadata(named).is_ok_and(|m| m.file_type().is_symlink()) {
-                resolved = std::fs::canonicalize(named).map_err(|e| Error::io("open", Some(named), e))?;
+                resolved =
+                    std::fs::canonicalize(named).map_err(|e| Error::io("open", Some(named), e))?;
                 target = &resolved;
             }
         }
@@ -380,7 +381,9 @@ impl AtomicFile {
         let out = match self.out {
             Sink::Temp(out) => out,
             Sink::Special(mut out) => {
-                return out.flush().map_err(|e| Error::io("write", Some(&target), e));
+                return out
+                    .flush()
+                    .map_err(|e| Error::io("write", Some(&target), e));
             }
         };
         let file = out
