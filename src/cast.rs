@@ -188,6 +188,19 @@ pub(crate) fn native_as_le(values: &[u16]) -> &[U16] {
     <[U16]>::ref_from_bytes(values.as_bytes()).expect("U16 is unaligned and 2 bytes")
 }
 
+/// Native `u16`s of a scratch buffer turned into little-endian ones in place and seen as
+/// such: no work on little-endian hosts, a byte swap of each value on big-endian ones
+/// (the buffer then holds little-endian values until it is refilled).
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn native_into_le(values: &mut [u16]) -> &[U16] {
+    #[cfg(not(target_endian = "little"))]
+    for v in values.iter_mut() {
+        *v = v.to_le();
+    }
+    <[U16]>::ref_from_bytes(values.as_bytes()).expect("U16 is unaligned and 2 bytes")
+}
+
 /// Stored little-endian values seen as native ones, when they lie 2-aligned (the same
 /// bytes on little-endian hosts); `None` if they do not, or on big-endian hosts.
 #[cfg(feature = "alloc")]

@@ -365,7 +365,11 @@ impl<'a> FrozenBitmap64<'a> {
     /// The values in a `Vec`.
     #[cfg(feature = "alloc")]
     pub fn to_vec(&self) -> alloc::vec::Vec<u64> {
-        let mut v = alloc::vec::Vec::with_capacity(usize::try_from(self.len).unwrap_or(0));
+        // The stored length is a claim of the bytes (exact only after `validate`): it bounds
+        // the first reservation, and growth beyond the bound is amortized, so a corrupt
+        // count cannot ask for more memory than the values actually present need.
+        let claimed = usize::try_from(self.len).unwrap_or(usize::MAX);
+        let mut v = alloc::vec::Vec::with_capacity(claimed.min(crate::view::FIRST_RESERVATION));
         v.extend(self.iter());
         v
     }

@@ -531,7 +531,7 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             // values merged into runs and these expanded back to values at the end.
             runs_to_values(y, &mut s.lows2);
             s.lows.clear();
-            let z = crate::cast::native_as_le(&s.lows2);
+            let z = crate::cast::native_into_le(&mut s.lows2);
             if op == Op::Or {
                 if !crate::simd::union_u16(x, z, &mut s.lows) {
                     merge_aa::<true, true, true>(x, z, &mut s.lows);

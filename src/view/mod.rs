@@ -18,6 +18,11 @@ use crate::container::Container;
 use crate::error::Error;
 use crate::format::{ContainerKind, FLAG_CRC, TRAILER_LEN};
 
+/// Values `to_vec` reserves room for at most before it has read any: 2^24 (64 MiB of
+/// `u32`, 128 MiB of `u64`) bounds what a lying stored length can make it ask for, and a
+/// real set larger than that grows by doubling, which costs one copy of each value.
+pub(crate) const FIRST_RESERVATION: usize = 1 << 24;
+
 /// A read-only Roaring bitmap over borrowed bytes, queried in place.
 ///
 /// The bytes may be in this crate's frozen format or in the RoaringFormatSpec portable
@@ -566,9 +571,10 @@ impl<'a> FrozenBitmap<'a> {
     /// ```
     #[cfg(feature = "alloc")]
     pub fn to_vec(&self) -> alloc::vec::Vec<u32> {
-        // The stored length bounds the first reservation; growth beyond it (possible only
-        // for corrupt payloads) is amortized.
-        let mut out = alloc::vec::Vec::with_capacity(self.len().min(1 << 24) as usize);
+        // The stored length is a claim of the bytes (exact only after `validate`): it bounds
+        // the first reservation, and growth beyond the bound is amortized.
+        let claimed = usize::try_from(self.len()).unwrap_or(usize::MAX);
+        let mut out = alloc::vec::Vec::with_capacity(claimed.min(FIRST_RESERVATION));
         let mut it = self.iter();
         let mut chunk = [0u32; 256];
         loop {
