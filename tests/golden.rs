@@ -98,3 +98,74 @@ fn worked_example_matches_spec() {
         "FORMAT.md's worked example is out of date"
     );
 }
+
+/// The bitmap file of the golden file tests: three keys, each bitmap with its CRC32C.
+fn golden_file() -> (Vec<u8>, Vec<(u64, Vec<u32>)>) {
+    let sets = vec![
+        (1u64, vec![1, 5, 9]),
+        (7, worked_example()),
+        (1 << 40, (0..70_000).step_by(2).collect()),
+    ];
+    let mut w = frozen_roaring::FileWriter::new(Vec::new());
+    for (k, s) in &sets {
+        w.add_sorted(*k, s.iter().copied()).unwrap();
+    }
+    (w.finish().unwrap(), sets)
+}
+
+/// The same file as version 1 wrote it: version bytes 1, footer checksum over the footer's
+/// first 20 bytes alone.
+fn as_version_1(mut bytes: Vec<u8>) -> Vec<u8> {
+    let n = bytes.len();
+    bytes[4] = 1;
+    bytes[n - 8] = 1;
+    let crc = crc32c(&bytes[n - 32..n - 12]);
+    bytes[n - 12..n - 8].copy_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
+/// CRC32C, bit by bit (Castagnoli polynomial, reflected), independent of the crate's.
+fn crc32c(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn bitmap_files_of_both_versions_read_and_the_writer_reproduces_version_2() {
+    let (out, sets) = golden_file();
+    let v2 = dir().join("three-keys.frf");
+    let v1 = dir().join("three-keys-v1.frf");
+    if bless() {
+        std::fs::write(&v2, &out).unwrap();
+        std::fs::write(&v1, as_version_1(out.clone())).unwrap();
+    }
+    let stored = std::fs::read(&v2).unwrap();
+    assert_eq!(
+        out, stored,
+        "the file writer's output changed; a format change needs a new version"
+    );
+    // Version 2's footer checksum covers the header: the CRC of header + footer[..20].
+    let n = stored.len();
+    let mut covered = stored[..16].to_vec();
+    covered.extend_from_slice(&stored[n - 32..n - 12]);
+    assert_eq!(stored[n - 12..n - 8], crc32c(&covered).to_le_bytes());
+    for bytes in [stored, std::fs::read(&v1).unwrap()] {
+        let file = frozen_roaring::BitmapFile::from_bytes(&bytes[..]).unwrap();
+        file.verify().unwrap();
+        assert!(file.has_bitmap_checksums());
+        assert_eq!(file.len(), sets.len());
+        for (k, s) in &sets {
+            assert_eq!(file.get_verified(*k).unwrap().unwrap().to_vec(), *s);
+        }
+    }
+}

@@ -929,8 +929,9 @@ fn inspect(path: &Path, key: Option<u64>) -> Result<()> {
     }
     let n = file.len() as u64;
     say!(
-        "file {}: frozen-roaring bitmap file v1, {} bytes",
+        "file {}: frozen-roaring bitmap file version {}, {} bytes",
         path.display(),
+        file.version(),
         num(bytes)
     );
     say!(

@@ -17,8 +17,11 @@ use crate::view::FrozenBitmap;
 
 /// First four bytes of a bitmap file (and last four).
 pub(crate) const FILE_MAGIC: [u8; 4] = *b"FRZF";
-/// File format version.
-pub(crate) const FILE_VERSION: u8 = 1;
+/// File format version this release writes: 2, whose footer checksum also covers the
+/// header (so that no flag can change unnoticed).
+pub(crate) const FILE_VERSION: u8 = 2;
+/// The first version, still read: its footer checksum covers the footer alone.
+pub(crate) const FILE_VERSION_1: u8 = 1;
 /// Header flag: every bitmap carries a CRC32C trailer.
 pub(crate) const FILE_FLAG_BITMAP_CRC: u8 = 1;
 /// Bytes in the header.
@@ -155,7 +158,13 @@ impl<D: AsRef<[u8]>> BitmapFile<D> {
         self.count == 0
     }
 
-    /// Whether every bitmap carries a CRC32C trailer (a writer option).
+    /// The file format version (`format-spec/FILE.md`): 2 for files this release writes, 1
+    /// for older ones, which it still reads.
+    pub fn version(&self) -> u8 {
+        self.data.as_ref().get(4).copied().unwrap_or(FILE_VERSION)
+    }
+
+    /// Whether every bitmap carries a CRC32C trailer (a writer option, on by default).
     pub fn has_bitmap_checksums(&self) -> bool {
         self.flags & FILE_FLAG_BITMAP_CRC != 0
     }
@@ -290,21 +299,27 @@ impl<D: AsRef<[u8]>> BitmapFile<D> {
         }
     }
 
-    /// Checks everything: the directory checksum again, and every bitmap strictly
-    /// (structure, every payload invariant, and its CRC32C when the file has them). O(file).
+    /// Checks everything: the header and directory checksums again, that the padding
+    /// between bitmaps is zero, and every bitmap strictly (structure, every payload
+    /// invariant, and its CRC32C, which every bitmap must have when the header says so).
+    /// O(file).
     ///
     /// # Errors
     ///
     /// The first problem found, with its offset in the file.
     pub fn verify(&self) -> Result<(), Error> {
-        check(self.data.as_ref())?;
+        let bytes = self.data.as_ref();
+        check(bytes)?;
+        let mut end = FILE_HEADER_LEN as usize;
         for e in self.entries() {
             let bm = self.open_entry(e)?;
             let off = e.offset.get() as usize;
+            check_padding(bytes, end, off)?;
             self.verify_entry(&bm, off)?;
             bm.validate().map_err(|err| err.shifted(off))?;
+            end = off + bm.as_bytes().len();
         }
-        Ok(())
+        check_padding(bytes, end, self.dir_offset)
     }
 }
 
@@ -359,6 +374,28 @@ fn read_u64(bytes: &[u8], off: usize) -> u64 {
     cast::read_u64(bytes, off).unwrap_or(0)
 }
 
+/// Checks that `bytes[from..to]`, padding outside every bitmap, is zero.
+fn check_padding(bytes: &[u8], from: usize, to: usize) -> Result<(), Error> {
+    let pad = bytes.get(from..to).unwrap_or(&[]);
+    match pad.iter().position(|&b| b != 0) {
+        Some(i) => Err(Error::corrupt(
+            "padding between bitmaps (must be zero)",
+            from + i,
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The footer's checksum: CRC32C of the header then the footer's first 20 bytes in version 2,
+/// of those 20 bytes alone in version 1.
+pub(crate) fn footer_crc(version: u8, header: &[u8], footer: &[u8]) -> u32 {
+    if version == FILE_VERSION_1 {
+        crc32c(footer)
+    } else {
+        crate::checksum::crc32c_append(crc32c(header), footer)
+    }
+}
+
 /// The checks of `from_bytes`: returns (directory offset, count, flags).
 fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
     let len = bytes.len() as u64;
@@ -373,9 +410,10 @@ fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
             len,
         ));
     }
-    if bytes[4] != FILE_VERSION {
+    let version = bytes[4];
+    if version != FILE_VERSION && version != FILE_VERSION_1 {
         return Err(Error::new(ErrorKind::UnsupportedVersion, "file version", 4)
-            .values(u64::from(FILE_VERSION), u64::from(bytes[4])));
+            .values(u64::from(FILE_VERSION), u64::from(version)));
     }
     let flags = bytes[5];
     if flags & !FILE_FLAG_BITMAP_CRC != 0 || bytes[6..16].iter().any(|&b| b != 0) {
@@ -386,11 +424,12 @@ fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
     if footer[28..32] != FILE_MAGIC {
         return Err(Error::truncated(FILE_FOOTER, f + 28, len, len));
     }
-    if footer[24] != FILE_VERSION || footer[25..28] != [0, 0, 0] {
-        return Err(Error::malformed("footer version or reserved bytes", f + 24));
+    if footer[24] != version || footer[25..28] != [0, 0, 0] {
+        return Err(Error::malformed("footer version or reserved bytes", f + 24)
+            .values(u64::from(version), u64::from(footer[24])));
     }
     let stored = u32::from_le_bytes([footer[20], footer[21], footer[22], footer[23]]);
-    let computed = crc32c(&footer[..20]);
+    let computed = footer_crc(version, &bytes[..FILE_HEADER_LEN as usize], &footer[..20]);
     if stored != computed {
         return Err(
             Error::new(ErrorKind::ChecksumMismatch, "footer checksum", f + 20)

@@ -186,18 +186,23 @@ impl<W: Write> FileWriter<W> {
         Ok(())
     }
 
+    /// The file's header.
+    fn header(&self) -> [u8; FILE_HEADER_LEN as usize] {
+        let mut header = [0u8; FILE_HEADER_LEN as usize];
+        header[..4].copy_from_slice(&FILE_MAGIC);
+        header[4] = FILE_VERSION;
+        header[5] = if self.checksums {
+            FILE_FLAG_BITMAP_CRC
+        } else {
+            0
+        };
+        header
+    }
+
     fn start(&mut self) -> Result<(), Error> {
         if !self.started {
             self.started = true;
-            let mut header = [0u8; FILE_HEADER_LEN as usize];
-            header[..4].copy_from_slice(&FILE_MAGIC);
-            header[4] = FILE_VERSION;
-            header[5] = if self.checksums {
-                FILE_FLAG_BITMAP_CRC
-            } else {
-                0
-            };
-            self.write(&header)?;
+            self.write(&self.header())?;
         }
         Ok(())
     }
@@ -218,7 +223,7 @@ impl<W: Write> FileWriter<W> {
         footer[..8].copy_from_slice(&dir_offset.to_le_bytes());
         footer[8..16].copy_from_slice(&self.count.to_le_bytes());
         footer[16..20].copy_from_slice(&crc32c(&dir).to_le_bytes());
-        let crc = crc32c(&footer[..20]);
+        let crc = footer_crc(FILE_VERSION, &self.header(), &footer[..20]);
         footer[20..24].copy_from_slice(&crc.to_le_bytes());
         footer[24] = FILE_VERSION;
         footer[28..].copy_from_slice(&FILE_MAGIC);
