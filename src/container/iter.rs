@@ -101,14 +101,21 @@ impl<'a> ContainerIter<'a> {
                 if *done {
                     return 0;
                 }
-                if fi == bi {
-                    return u64::from(bv - fv + 1);
+                // Saturating: each run is read once per use, and a run whose bytes changed
+                // since the iterator was made (a mapped file rewritten in place) must give
+                // a wrong count, not an overflow.
+                let span = |from: u32, to: u32| u64::from(to.saturating_sub(from)) + 1;
+                if fi >= bi {
+                    return if bv < fv { 0 } else { span(*fv, *bv) };
                 }
                 let mid: u64 = r[fi + 1..*bi]
                     .iter()
-                    .map(|x| u64::from(x.end() - x.start() + 1))
+                    .map(|x| {
+                        let start = x.start();
+                        span(start, x.end().max(start))
+                    })
                     .sum();
-                u64::from(r[*fi].end() - fv + 1) + mid + u64::from(bv - r[*bi].start() + 1)
+                span(*fv, r[*fi].end()) + mid + span(r[*bi].start(), *bv)
             }
         }
     }
@@ -320,8 +327,14 @@ impl Iterator for ContainerIter<'_> {
                     return None;
                 }
                 let v = *fv;
-                if fi == bi && fv == bv {
-                    *done = true;
+                if *fi >= *bi {
+                    // In the back run: up to the back value (`>=`, not `==`, so that a run
+                    // changed under a mapped file cannot lead past it).
+                    if *fv >= *bv {
+                        *done = true;
+                    } else {
+                        *fv += 1;
+                    }
                 } else if *fv >= r[*fi].end() {
                     *fi += 1;
                     *fv = r[*fi].start();
@@ -446,8 +459,13 @@ impl DoubleEndedIterator for ContainerIter<'_> {
                     return None;
                 }
                 let v = *bv;
-                if fi == bi && fv == bv {
-                    *done = true;
+                if *bi <= *fi {
+                    // In the front run: down to the front value (see `next`).
+                    if *bv <= *fv {
+                        *done = true;
+                    } else {
+                        *bv -= 1;
+                    }
                 } else if *bv <= r[*bi].start() {
                     *bi -= 1;
                     *bv = r[*bi].end();

@@ -836,11 +836,17 @@ impl<'v> Grouping<'_, 'v> {
                 entries.clear();
                 entries.resize(n, (crate::container::EMPTY, 0));
                 for (v, cur) in views.iter().zip(cursors.iter_mut()) {
-                    // Keys are at least `lo` and increasing (`count_keys` checked).
+                    // Keys are at least `lo` and increasing (`count_keys` checked). The
+                    // keys are read again here: if the bytes changed since (a mapped file
+                    // rewritten in place), a key may not be where it was counted, and its
+                    // container is then dropped rather than written out of bounds.
                     v.dir.walk_below(cur, lo, k1, |k, c, card| {
-                        let slot = &mut counts[k];
-                        entries[*slot as usize] = (c, card);
-                        *slot += 1; // ends as where the key's entries end
+                        if let Some(slot) = counts.get_mut(k)
+                            && let Some(e) = entries.get_mut(*slot as usize)
+                        {
+                            *e = (c, card);
+                            *slot += 1; // ends as where the key's entries end
+                        }
                     });
                 }
                 let mut begin = 0;
