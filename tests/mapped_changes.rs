@@ -120,7 +120,7 @@ fn bytes_changing_under_the_map_never_panic() {
                     s.start + (x >> 20) as usize % (s.end - s.start).max(1)
                 };
                 // Mostly directories (keys, cardinalities, offsets), sometimes payloads.
-                let at = if r % 4 == 0 {
+                let at = if r.is_multiple_of(4) {
                     pick(&payloads, r >> 2)
                 } else {
                     pick(&dirs, r >> 2)
