@@ -139,7 +139,9 @@ pub(crate) fn parse<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Erro
         };
         if LAYOUT {
             let aligned = align_up(pos, kind.align());
-            canonical_layout &= off == aligned && body[pos..off].iter().all(|&b| b == 0);
+            // `off` may lie past the end here (checked just below).
+            canonical_layout &= off == aligned
+                && body.get(pos..off).is_some_and(|pad| pad.iter().all(|&b| b == 0));
             has_bitset |= kind == ContainerKind::Bitset;
         }
         let end = off + len;

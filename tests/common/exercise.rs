@@ -3,9 +3,22 @@
 
 use frozen_roaring::{FrozenBitmap, Writer};
 
+/// Values an iteration may yield per input: enough to cross several containers of every
+/// kind, small enough that a fuzz target stays above several thousand inputs a second.
+const ITER_BUDGET: usize = 4096;
+
+/// The most values the payloads of `bm` can yield, whatever its stored counts claim: each
+/// array value, each bitset container's 65,536 bits, each run's up to 65,536 values.
+pub fn value_bound(bm: &FrozenBitmap<'_>) -> u64 {
+    let s = bm.statistics();
+    s.array_bytes / 2 + (s.run_bytes / 4 + u64::from(s.bitset_containers)) * 65_536
+}
+
 /// Calls every method of `bm` (and of `bm` against `other`). Answers are not checked, as a
 /// checked view of corrupt payloads may answer wrongly; only termination without panics is.
-/// Returns a value derived from the answers so the calls cannot be optimized away.
+/// Returns a value derived from the answers so the calls cannot be optimized away. Work per
+/// call is bounded: iterations stop after [`ITER_BUDGET`] values, and whole-set forms
+/// (`to_vec`, internal iteration) run only when the payloads bound the values to 2^16.
 pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
     let mut acc = bm.len() ^ u64::from(bm.is_empty()) ^ bm.container_count() as u64;
     acc ^= u64::from(bm.min().unwrap_or(0)) ^ u64::from(bm.max().unwrap_or(0));
@@ -43,16 +56,16 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
     // Bounded iteration: a corrupt view can claim up to 2^32 values.
     acc ^= bm
         .iter()
-        .take(100_000)
+        .take(ITER_BUDGET)
         .fold(0u64, |a, v| a.wrapping_add(u64::from(v)));
     acc ^= bm
         .iter()
         .rev()
-        .take(100_000)
+        .take(ITER_BUDGET)
         .fold(0u64, |a, v| a.wrapping_add(u64::from(v)));
     let mut it = bm.iter();
     let mut buf = [0u32; 777];
-    for _ in 0..200 {
+    for _ in 0..ITER_BUDGET / 777 {
         let n = it.next_many(&mut buf);
         if n == 0 {
             break;
@@ -62,11 +75,11 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
     }
     acc ^= it.size_hint().0 as u64;
     let stats = bm.statistics();
-    // Internal iteration (fold) when the payloads cannot yield too many values to wait for:
-    // every run can claim 65536 values, whatever the stored cardinality says.
-    let bound =
-        stats.array_bytes / 2 + (stats.run_bytes / 4 + u64::from(stats.bitset_containers)) * 65_536;
-    if bound <= 1 << 22 {
+    // Internal iteration (fold) and `to_vec` when the payloads cannot yield too many
+    // values to wait for: every run can hold 65536 values, whatever the stored counts say.
+    let bound = value_bound(bm);
+    if bound <= 1 << 16 {
+        acc ^= bm.to_vec().len() as u64;
         acc ^= bm.iter().fold(0u64, |a, v| a.wrapping_add(u64::from(v)));
         let mut it = bm.iter();
         it.next();
@@ -86,16 +99,15 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
     acc ^= u64::from(bm.validate().is_ok()) ^ u64::from(bm.verify().is_ok());
     acc ^= format!("{bm:?}").len() as u64;
     acc ^= bm.as_bytes().len() as u64;
-    if bm.len() < 1 << 20 {
-        acc ^= bm.to_vec().len() as u64;
-    }
     // Set operations never panic, with or without canonical kinds, written in place (an
     // empty buffer) or appended; between views the checked constructor accepts (corrupt
     // payloads included), they give bitmaps it accepts too. (An unchecked view of bytes
     // that fail the structural checks, keys out of order say, may give such bytes back.)
     let mut out = Vec::new();
     let checked = |v: &FrozenBitmap<'_>| FrozenBitmap::from_bytes(v.as_bytes()).is_ok();
-    for canonical in [true, false] {
+    // One of the two result forms per input (chosen by its size), to halve the work.
+    let canonical = bm.as_bytes().len() % 2 == 0;
+    {
         let mut w = Writer::new().with_canonical(canonical);
         for o in [bm, other] {
             let both_checked = checked(bm) && checked(o);
@@ -143,6 +155,11 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
             acc ^= w.difference_many_len([bm, o, o]);
         }
     }
+    // The owned forms allocate what the values need, whatever the stored counts claim.
+    acc ^= bm.union(other).len() ^ bm.intersection(other).len();
+    acc ^= frozen_roaring::FrozenBitmapBuf::from_bytes(bm.as_bytes().to_vec()).map_or(0, |b| b.len());
+    out.clear();
+    acc ^= Writer::new().write_portable(bm, &mut out).map_or(0, |r| r.len() as u64);
     // Re-encoding never panics and gives a bitmap the checked constructor accepts.
     out.clear();
     let mut w = Writer::new();
