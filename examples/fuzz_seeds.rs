@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use frozen_roaring::{FrozenBitmap, Writer};
 
-/// Seeds larger than this are left out: libFuzzer's default input limit is 4 KiB, and
-/// small seeds mutate faster.
-const MAX_SEED: usize = 16 << 10;
+/// Seeds larger than this are left out: the campaign's input limit (`-max_len`, see
+/// `fuzz/README.md`) is 4 KiB, and small seeds mutate and run faster.
+const MAX_SEED: usize = 4 << 10;
 
 fn main() -> std::io::Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -43,28 +43,43 @@ fn main() -> std::io::Result<()> {
                 if p.extension().is_some_and(|x| x == "bin") {
                     let bytes = fs::read(&p)?;
                     let name = p.file_name().unwrap().to_string_lossy();
-                    let target = if name.starts_with("64") { "decode64" } else { "decode_portable" };
+                    let target = if name.starts_with("64") {
+                        "decode64"
+                    } else {
+                        "decode_portable"
+                    };
                     seeds.add(target, &bytes);
                     seeds.add("decode", &bytes);
                 }
             }
         }
-        Err(_) => eprintln!("NOTE: {} absent: no interchange seeds", shared.join("testdata").display()),
+        Err(_) => eprintln!(
+            "NOTE: {} absent: no interchange seeds",
+            shared.join("testdata").display()
+        ),
     }
     // The 64-bit bitmaps inside deletion vectors: frames of u32 BE length, magic, bitmap,
     // u32 BE CRC, back to back after a version byte in Delta files.
     let mut dvs = Vec::new();
     find(&shared.join("dv"), &mut dvs);
     if dvs.is_empty() {
-        eprintln!("NOTE: {} absent: no deletion-vector seeds", shared.join("dv").display());
+        eprintln!(
+            "NOTE: {} absent: no deletion-vector seeds",
+            shared.join("dv").display()
+        );
     }
-    for p in dvs.iter().filter(|p| p.extension().is_some_and(|x| x == "bin")) {
+    for p in dvs
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+    {
         let bytes = fs::read(p)?;
         for start in [0usize, 1] {
             let mut at = start;
             while let Some(len) = bytes.get(at..at + 4) {
                 let len = u32::from_be_bytes(len.try_into().unwrap()) as usize;
-                let Some(frame) = bytes.get(at + 8..at + 4 + len) else { break };
+                let Some(frame) = bytes.get(at + 8..at + 4 + len) else {
+                    break;
+                };
                 if bytes.get(at + 4..at + 8) != Some(&[0xD1, 0xD3, 0x39, 0x64][..]) {
                     break;
                 }
@@ -87,19 +102,25 @@ fn main() -> std::io::Result<()> {
                 let mut taken = 0;
                 for f in files {
                     let text = fs::read_to_string(&f)?;
-                    let values: Vec<u32> =
-                        text.split([',', '\n', ' ']).filter_map(|t| t.trim().parse().ok()).collect();
+                    let values: Vec<u32> = text
+                        .split([',', '\n', ' '])
+                        .filter_map(|t| t.trim().parse().ok())
+                        .collect();
                     if values.len() > 600 || !values.is_sorted_by(|a, b| a < b) {
                         continue;
                     }
                     let mut w = Writer::new();
                     let (mut frozen, mut portable, mut wide) = (Vec::new(), Vec::new(), Vec::new());
                     w.write_sorted(values.iter().copied(), &mut frozen).unwrap();
-                    w.write_portable_sorted(values.iter().copied(), &mut portable).unwrap();
-                    let shifted = values.iter().map(|&v| u64::from(v) | (u64::from(v & 7) << 33));
+                    w.write_portable_sorted(values.iter().copied(), &mut portable)
+                        .unwrap();
+                    let shifted = values
+                        .iter()
+                        .map(|&v| u64::from(v) | (u64::from(v & 7) << 33));
                     let mut shifted: Vec<u64> = shifted.collect();
                     shifted.sort_unstable();
-                    w.write_portable_sorted64(shifted.iter().copied(), &mut wide).unwrap();
+                    w.write_portable_sorted64(shifted.iter().copied(), &mut wide)
+                        .unwrap();
                     seeds.add("decode", &frozen);
                     seeds.add("decode_portable", &portable);
                     seeds.add("decode64", &wide);
@@ -121,14 +142,19 @@ fn main() -> std::io::Result<()> {
                 }
             }
         }
-        Err(_) => eprintln!("NOTE: {} absent: no real-data seeds", shared.join("realdata").display()),
+        Err(_) => eprintln!(
+            "NOTE: {} absent: no real-data seeds",
+            shared.join("realdata").display()
+        ),
     }
     seeds.write(&corpus)
 }
 
 /// Every file under `dir`.
 fn find(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -145,8 +171,15 @@ struct Seeds(Vec<(&'static str, Vec<u8>)>);
 
 impl Seeds {
     fn add(&mut self, target: &'static str, bytes: &[u8]) {
-        if bytes.len() <= MAX_SEED {
-            self.0.push((target, bytes.to_vec()));
+        if bytes.len() < MAX_SEED {
+            // The decode64 target reads its first byte as a mode: 2 is "the rest as is".
+            let mut seed = if target == "decode64" {
+                vec![2]
+            } else {
+                Vec::new()
+            };
+            seed.extend_from_slice(bytes);
+            self.0.push((target, seed));
         }
     }
 

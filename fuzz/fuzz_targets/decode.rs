@@ -10,7 +10,9 @@ mod exercise;
 
 fuzz_target!(|data: &[u8]| {
     let mut reference_bytes = Vec::new();
-    Writer::new().write_sorted([1, 2, 3, 70_000, 70_001, 1 << 20], &mut reference_bytes).unwrap();
+    Writer::new()
+        .write_sorted([1, 2, 3, 70_000, 70_001, 1 << 20], &mut reference_bytes)
+        .unwrap();
     let reference = FrozenBitmap::from_bytes(&reference_bytes).unwrap();
     // One view per input, exercised once: the checked one; else the prefix one (bytes
     // follow the bitmap); else the unchecked one, of bytes the checks refuse (on bytes they

@@ -34,9 +34,8 @@ fuzz_target!(|data: &[u8]| {
             // Nor are set bits of the run-flag bitset beyond the last container (CRoaring
             // ignores them too).
             let n = bm.container_count();
-            let spare_flags = !cookie12346
-                && n % 8 != 0
-                && bm.as_bytes()[4 + (n - 1) / 8] >> (n % 8) != 0;
+            let spare_flags =
+                !cookie12346 && n % 8 != 0 && bm.as_bytes()[4 + (n - 1) / 8] >> (n % 8) != 0;
             let mut frozen = Vec::new();
             let r = writer.write_frozen(&bm, &mut frozen).unwrap();
             let fv = FrozenBitmap::from_bytes_strict(&frozen[r]).unwrap();

@@ -24,7 +24,8 @@ fuzz_target!(|data: &[u8]| {
         (Err(e), Some(_)) => {
             let msg = e.to_string();
             assert!(
-                msg.contains("offset header") || msg.contains("sum differs from stored cardinality"),
+                msg.contains("offset header")
+                    || msg.contains("sum differs from stored cardinality"),
                 "CRoaring accepts what we reject: {msg}"
             );
         }

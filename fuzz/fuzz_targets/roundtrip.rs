@@ -11,7 +11,8 @@ fuzz_target!(|data: &[u8]| {
     // Each 6-byte record adds one piece: key (2 bytes), mode, start (2), length/param.
     let mut set = BTreeSet::new();
     for rec in data.chunks_exact(6) {
-        let key = u32::from(u16::from_le_bytes([rec[0], rec[1]]) % 8) << 16 | if rec[0] & 0x80 != 0 { 0xFFF0_0000 } else { 0 };
+        let key = u32::from(u16::from_le_bytes([rec[0], rec[1]]) % 8) << 16
+            | if rec[0] & 0x80 != 0 { 0xFFF0_0000 } else { 0 };
         let start = u32::from(u16::from_le_bytes([rec[3], rec[4]]));
         let param = u32::from(rec[5]);
         match rec[2] % 4 {
@@ -19,14 +20,26 @@ fuzz_target!(|data: &[u8]| {
                 set.insert(key | start);
             }
             1 => set.extend((start..(start + param * 64).min(65536)).map(|lo| key | lo)),
-            2 => set.extend((start..65536).step_by(param as usize + 1).take(5000).map(|lo| key | lo)),
-            _ => set.extend((0..65536u32).filter(|lo| (lo ^ start).count_ones() % 2 == param % 2).map(|lo| key | lo)),
+            2 => set.extend(
+                (start..65536)
+                    .step_by(param as usize + 1)
+                    .take(5000)
+                    .map(|lo| key | lo),
+            ),
+            _ => set.extend(
+                (0..65536u32)
+                    .filter(|lo| (lo ^ start).count_ones() % 2 == param % 2)
+                    .map(|lo| key | lo),
+            ),
         }
     }
     let mut writer = Writer::new().with_checksum(data.len() % 2 == 1);
     let mut out = Vec::new();
     let range = writer.write_sorted(set.iter().copied(), &mut out).unwrap();
-    assert_eq!(writer.serialized_size(set.iter().copied()).unwrap(), range.len());
+    assert_eq!(
+        writer.serialized_size(set.iter().copied()).unwrap(),
+        range.len()
+    );
     let bm = FrozenBitmap::from_bytes_strict(&out[range]).unwrap();
     let model: Vec<u32> = set.iter().copied().collect();
     assert_eq!(bm.len(), model.len() as u64);

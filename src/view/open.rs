@@ -141,7 +141,9 @@ pub(crate) fn parse<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Erro
             let aligned = align_up(pos, kind.align());
             // `off` may lie past the end here (checked just below).
             canonical_layout &= off == aligned
-                && body.get(pos..off).is_some_and(|pad| pad.iter().all(|&b| b == 0));
+                && body
+                    .get(pos..off)
+                    .is_some_and(|pad| pad.iter().all(|&b| b == 0));
             has_bitset |= kind == ContainerKind::Bitset;
         }
         let end = off + len;

@@ -5,7 +5,7 @@ use frozen_roaring::{FrozenBitmap, Writer};
 
 /// Values an iteration may yield per input: enough to cross several containers of every
 /// kind, small enough that a fuzz target stays above several thousand inputs a second.
-const ITER_BUDGET: usize = 4096;
+const ITER_BUDGET: usize = 1024;
 
 /// The most values the payloads of `bm` can yield, whatever its stored counts claim: each
 /// array value, each bitset container's 65,536 bits, each run's up to 65,536 values.
@@ -157,9 +157,12 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
     }
     // The owned forms allocate what the values need, whatever the stored counts claim.
     acc ^= bm.union(other).len() ^ bm.intersection(other).len();
-    acc ^= frozen_roaring::FrozenBitmapBuf::from_bytes(bm.as_bytes().to_vec()).map_or(0, |b| b.len());
+    acc ^=
+        frozen_roaring::FrozenBitmapBuf::from_bytes(bm.as_bytes().to_vec()).map_or(0, |b| b.len());
     out.clear();
-    acc ^= Writer::new().write_portable(bm, &mut out).map_or(0, |r| r.len() as u64);
+    acc ^= Writer::new()
+        .write_portable(bm, &mut out)
+        .map_or(0, |r| r.len() as u64);
     // Re-encoding never panics and gives a bitmap the checked constructor accepts.
     out.clear();
     let mut w = Writer::new();
