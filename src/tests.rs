@@ -1230,3 +1230,78 @@ fn amd_vendor_check_agrees_with_proc_cpuinfo() {
     let amd = vendor.trim_start_matches([' ', '\t', ':']).trim() == "AuthenticAMD";
     assert_eq!(crate::simd::x86::is_amd(), amd, "vendor_id{vendor}");
 }
+
+/// The golden files, checked from inside the library so that Miri runs them on a
+/// big-endian target too (`.ci/run`): the writer reproduces each byte for byte, and the
+/// views read each as the same set, on this host's byte order.
+#[test]
+fn golden_files_on_this_byte_order() {
+    let worked: Vec<u32> = [1, 5, 9].into_iter().chain(65_536..=66_535).collect();
+    let frozen: [(&[u8], &[u32], bool); 4] = [
+        (
+            include_bytes!("../format-spec/golden/empty.frb"),
+            &[],
+            false,
+        ),
+        (
+            include_bytes!("../format-spec/golden/single-max.frb"),
+            &[u32::MAX],
+            false,
+        ),
+        (
+            include_bytes!("../format-spec/golden/worked-example.frb"),
+            &worked,
+            false,
+        ),
+        (
+            include_bytes!("../format-spec/golden/worked-example-crc.frb"),
+            &worked,
+            true,
+        ),
+    ];
+    for (golden, values, checksum) in frozen {
+        assert_eq!(encode(values, checksum), golden);
+        let bm = FrozenBitmap::from_bytes_strict(golden).unwrap();
+        assert_eq!(bm.to_vec(), values);
+        assert_eq!(bm.has_checksum(), checksum);
+    }
+    let portable: &[u8] = include_bytes!("../format-spec/golden/worked-example.bin");
+    let mut out = Vec::new();
+    Writer::new()
+        .write_portable_sorted(worked.iter().copied(), &mut out)
+        .unwrap();
+    assert_eq!(out, portable);
+    let bm = FrozenBitmap::from_bytes_strict(portable).unwrap();
+    assert_eq!(bm.to_vec(), worked);
+    // Frozen -> portable and back keep the bytes.
+    out.clear();
+    Writer::new().write_portable(&bm, &mut out).unwrap();
+    assert_eq!(out, portable);
+    let wide: Vec<u64> = worked
+        .iter()
+        .map(|&v| u64::from(v))
+        .chain([(3 << 32) + 7])
+        .collect();
+    let portable64: &[u8] = include_bytes!("../format-spec/golden/worked-example64.bin");
+    out.clear();
+    Writer::new()
+        .write_portable_sorted64(wide.iter().copied(), &mut out)
+        .unwrap();
+    assert_eq!(out, portable64);
+    let bm = crate::FrozenBitmap64::from_bytes_strict(portable64).unwrap();
+    assert_eq!(bm.to_vec(), wide);
+    #[cfg(feature = "std")]
+    for file in [
+        &include_bytes!("../format-spec/golden/three-keys.frf")[..],
+        &include_bytes!("../format-spec/golden/three-keys-v1.frf")[..],
+    ] {
+        let file = crate::BitmapFile::from_bytes(file).unwrap();
+        assert_eq!(file.keys().collect::<Vec<_>>(), [1, 7, 1 << 40]);
+        assert_eq!(file.get_verified(1).unwrap().unwrap().to_vec(), [1, 5, 9]);
+        assert_eq!(file.get_verified(7).unwrap().unwrap().to_vec(), worked);
+        let big = file.get_verified(1 << 40).unwrap().unwrap();
+        assert_eq!(big.len(), 35_000);
+        assert!(big.contains(69_998) && !big.contains(69_999));
+        assert_eq!(big.select(34_999), Some(69_998));
+    }
+}
