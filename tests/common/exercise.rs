@@ -106,7 +106,7 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
     let mut out = Vec::new();
     let checked = |v: &FrozenBitmap<'_>| FrozenBitmap::from_bytes(v.as_bytes()).is_ok();
     // One of the two result forms per input (chosen by its size), to halve the work.
-    let canonical = bm.as_bytes().len() % 2 == 0;
+    let canonical = bm.as_bytes().len().is_multiple_of(2);
     {
         let mut w = Writer::new().with_canonical(canonical);
         for o in [bm, other] {
