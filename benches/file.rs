@@ -100,6 +100,18 @@ fn bench(c: &mut Criterion) {
                 .sum::<u64>()
         })
     });
+    // The same lookups with each bitmap's CRC32C checked (what the tool's `query` does).
+    g.bench_function("lookup/frozen-roaring-verified", |b| {
+        b.iter(|| {
+            probes
+                .iter()
+                .map(|&k| {
+                    let bm = file.get_verified(k).unwrap().unwrap();
+                    bm.len() + u64::from(bm.contains(k as u32))
+                })
+                .sum::<u64>()
+        })
+    });
     g.bench_function("lookup/portable-offsets-roaring-rs", |b| {
         b.iter(|| {
             probes
@@ -145,20 +157,24 @@ fn bench(c: &mut Criterion) {
         w.finish().unwrap().len()
     };
     let mut buf = Vec::with_capacity(bytes);
-    let mut build = move || {
+    let mut build = |checksums: bool| {
         buf.clear();
-        let mut w = FileWriter::new(std::mem::take(&mut buf));
+        let mut w = FileWriter::new(std::mem::take(&mut buf)).with_bitmap_checksums(checksums);
         for (i, l) in lists.iter().enumerate() {
             w.add_sorted(i as u64, l.iter().copied()).unwrap();
         }
         buf = w.finish().unwrap();
         buf.len()
     };
-    // The same run, reported as bitmaps/s and as MB/s.
+    // The same run, reported as bitmaps/s and as MB/s; and without checksums (the default
+    // writes them), for their cost.
     g.throughput(Throughput::Elements(n));
-    g.bench_function(BenchmarkId::new("build", "bitmaps"), |b| b.iter(&mut build));
+    g.bench_function(BenchmarkId::new("build", "bitmaps"), |b| b.iter(|| build(true)));
+    g.bench_function(BenchmarkId::new("build", "bitmaps-without-checksums"), |b| {
+        b.iter(|| build(false))
+    });
     g.throughput(Throughput::Bytes(bytes as u64));
-    g.bench_function(BenchmarkId::new("build", "bytes"), |b| b.iter(&mut build));
+    g.bench_function(BenchmarkId::new("build", "bytes"), |b| b.iter(|| build(true)));
     g.finish();
     let _ = std::fs::remove_file(&path);
 }
