@@ -1,6 +1,5 @@
 //! End-to-end tests of the `frozen-roaring` command for every subcommand, including bad
 //! arguments and missing or corrupt inputs.
-#![cfg(feature = "cli")]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
