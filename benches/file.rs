@@ -169,12 +169,17 @@ fn bench(c: &mut Criterion) {
     // The same run, reported as bitmaps/s and as MB/s; and without checksums (the default
     // writes them), for their cost.
     g.throughput(Throughput::Elements(n));
-    g.bench_function(BenchmarkId::new("build", "bitmaps"), |b| b.iter(|| build(true)));
-    g.bench_function(BenchmarkId::new("build", "bitmaps-without-checksums"), |b| {
-        b.iter(|| build(false))
+    g.bench_function(BenchmarkId::new("build", "bitmaps"), |b| {
+        b.iter(|| build(true))
     });
+    g.bench_function(
+        BenchmarkId::new("build", "bitmaps-without-checksums"),
+        |b| b.iter(|| build(false)),
+    );
     g.throughput(Throughput::Bytes(bytes as u64));
-    g.bench_function(BenchmarkId::new("build", "bytes"), |b| b.iter(|| build(true)));
+    g.bench_function(BenchmarkId::new("build", "bytes"), |b| {
+        b.iter(|| build(true))
+    });
     g.finish();
     let _ = std::fs::remove_file(&path);
 }

@@ -1,7 +1,7 @@
 //! Every reinterpretation of bytes as integers in the crate happens here.
 //!
-//! The crate contains no `unsafe` block: all casts go through zerocopy's checked, safe
-//! conversions to its alignment-1 little-endian integer types (`U16`, `U32`, `U64`). These
+//! No cast uses `unsafe`: all go through zerocopy's checked, safe conversions to its
+//! alignment-1 little-endian integer types (`U16`, `U32`, `U64`). These
 //! types have alignment 1, so a view works on a slice at any address (LMDB values,
 //! network buffers) and never forms a misaligned `&[u16]`/`&[u64]`. On little-endian hosts
 //! `get()` compiles to a plain (possibly unaligned) load; see the design notes in

@@ -55,9 +55,24 @@
 //! | [`FrozenBitmap::from_bytes_unchecked`] (`unsafe`) | nothing | O(1) | for bytes you wrote |
 //!
 //! No byte cast uses `unsafe`: every one goes through `zerocopy`'s checked conversions to
-//! alignment-1 little-endian integers. The only `unsafe` blocks call CPU-specific kernels
-//! after run-time feature detection, run one inline-assembly step that sets a bit of a
-//! bitset (both in `simd.rs`) and map files (`BitmapFile::open`).
+//! alignment-1 little-endian integers, so views work at any address. The crate's `unsafe`
+//! code is of four kinds, each block with a `// SAFETY:` proof; `#![deny(unsafe_code)]`
+//! holds everywhere else (it is allowed only on the `simd` module, on the memory-map block
+//! of `file`, and on the declaration of the unchecked constructor):
+//!
+//! - `simd` calls `#[target_feature]` kernels after run-time detection of those features;
+//! - `simd`'s x86 kernels read and write through raw pointers with SIMD intrinsics, within
+//!   slice lengths they check first (Miri runs the portable forms of the same kernels, and
+//!   the tests compare every level against each other and the model);
+//! - `simd` runs one inline-assembly step that sets a bit of a bitset;
+//! - `file` memory-maps files in [`BitmapFile::open`]: the file must not be truncated or
+//!   rewritten in place while mapped (a truncation raises `SIGBUS`; changed bytes can give
+//!   wrong answers, never an out-of-bounds read). `open` stays a safe function because the
+//!   files this crate writes are never rewritten in place (a new file is renamed over the
+//!   old one), and [`BitmapFile::read`] copies a file for storage that others may rewrite.
+//!
+//! [`FrozenBitmap::from_bytes_unchecked`] is an `unsafe fn` by contract (the bytes must be
+//! a bitmap the checks accept), though today it stays memory-safe on any bytes.
 //!
 //! # Features
 //!
@@ -65,8 +80,6 @@
 //! - `alloc`: the [`Writer`] and [`FrozenBitmap::to_vec`]. Without it (`no_std`), views
 //!   and every query remain available.
 //! - `mmap` (default): [`BitmapFile::open`] memory-maps bitmap files (memmap2).
-//! - `cli` (default): the `frozen-roaring` command-line tool (clap, indicatif); library
-//!   users can turn it off with `default-features = false, features = ["std", "mmap"]`.
 //! - `roaring`: write straight from roaring-rs `RoaringBitmap` / `RoaringTreemap`
 //!   (`Writer::write_roaring`, `write_portable_roaring`, `write_treemap`,
 //!   `write_portable_treemap`) and convert views back (`to_roaring`, `to_treemap`).

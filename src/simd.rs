@@ -1,10 +1,15 @@
-//! Runtime CPU-feature dispatch, and one inline-assembly step in two forms (`bit_op`, and
-//! `bit_op_bmi2` where the CPU has BMI2) — the crate's only `unsafe` code besides the
-//! memory map of `BitmapFile::open`.
+//! Runtime CPU-feature dispatch, the x86 SIMD kernels, and one inline-assembly step in two
+//! forms (`bit_op`, and `bit_op_bmi2` where the CPU has BMI2): with the memory map of
+//! `BitmapFile::open`, all of the crate's `unsafe` code. Three kinds live here, each block
+//! with its `// SAFETY:` proof: calls of `#[target_feature]` functions after the run-time
+//! check of those features; the x86 kernels (`x86_kernels`), whose intrinsics read and
+//! write through raw pointers into slices whose lengths they check first; and the
+//! assembly step, which sets a bit of a bitset at an index below its length.
 //!
 //! Hot kernels are written once, in safe Rust, as `#[inline(always)]` functions, and
-//! compiled twice by [`dispatch!`]: for the baseline target, and inside a function with
-//! `#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]` (x86-64-v3), where LLVM
+//! compiled up to three times by [`dispatch!`]: for the baseline target, inside a function
+//! with `#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]` (x86-64-v3), and, for
+//! the kernels that gain from it, with AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ; there LLVM
 //! turns `count_ones` into `popcnt` or a `vpshufb` popcount over 256-bit vectors,
 //! `trailing_zeros` into `tzcnt`, and vectorizes the bitset loops. The accelerated copy is
 //! called only after `is_x86_feature_detected!` has confirmed every one of those features
