@@ -61,8 +61,8 @@ pub(crate) mod x86 {
     }
 
     /// Whether the CPU is AMD's (vendor string `AuthenticAMD`), for the kernels whose
-    /// best form differs between AMD's AVX-512 (Zen 4: 512-bit operations on 256-bit
-    /// units) and Intel's.
+    /// best form differs between AMD's AVX-512 (512-bit operations on 256-bit units) and
+    /// Intel's.
     #[inline(always)]
     pub(crate) fn is_amd() -> bool {
         if AMD.load(Ordering::Relaxed) == 0 {
@@ -110,14 +110,14 @@ pub(crate) mod x86 {
 }
 
 /// Defines `$name` calling `$body` (an `#[inline(always)]` safe function) as compiled for
-/// AVX-512 (x86-64-v3 with AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ: Ice Lake and later,
-/// Zen 4 and later), for x86-64-v3, or for the baseline, depending on the running CPU.
+/// AVX-512 (x86-64-v3 with AVX-512 F, BW, VL, VBMI2 and VPOPCNTDQ: Intel from Ice Lake,
+/// AMD from its fourth Zen generation), for x86-64-v3, or for the baseline, depending on
+/// the running CPU.
 /// The AVX-512 copy differs by what the compiler makes of the wider vectors and vector
 /// popcount (the bitset loops) and by the kernels that check [`x86::has_v4`] themselves.
 /// With `wide if <condition on the arguments>`, it runs only where the condition holds
-/// (the x86-64-v3 copy elsewhere): on a Xeon, the AVX-512 copies of the pairwise kernels
-/// made small array containers slower (census1881 `and` 1.49 → 0.86 of CRoaring's
-/// speed, intersection_len on wikileaks_srt 1.25 → 1.01) while bitsets gained.
+/// (the x86-64-v3 copy elsewhere): the AVX-512 copies of the pairwise kernels make small
+/// array containers slower while bitsets gain (BENCHMARKS.md, design decisions).
 macro_rules! dispatch {
     ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty => $body:path $(, wide if $wide:expr)?;) => {
         $(#[$meta])*
@@ -172,8 +172,8 @@ pub(crate) enum BitOp {
 /// Sets, flips or clears bit `v` of `bits`: the inner step of setting an array's values
 /// into a bitset. On x86-64 it is the word's load, a `bts` (`btc`, `btr`) on a register and
 /// the store, as CRoaring's `bitset_set_list` does, which LLVM does not emit for
-/// `*word |= 1 << (v & 63)` (it shifts, then ors into memory): the union of all of
-/// census1881 is 9 % faster so on the Xeon. Elsewhere, and under Miri (which runs no
+/// `*word |= 1 << (v & 63)` (it shifts, then ors into memory), and the step bounds the
+/// many-way union of sparse arrays (BENCHMARKS.md). Elsewhere, and under Miri (which runs no
 /// assembly), [`bit_op_portable`]. Where the CPU has BMI2, [`bit_op_bmi2`] is one
 /// instruction shorter.
 #[cfg(feature = "alloc")]
@@ -203,10 +203,8 @@ impl Bmi2 {
 }
 
 /// [`bit_op`] with the word index taken by BMI2's `shrx` (a three-operand shift: no copy
-/// of the value first), one instruction of six fewer per value: the union of all of
-/// census1881 5–6 % faster on the Xeon, whose loop is bound by the instructions it issues,
-/// not by the wait for a word's previous store (taking the values in two or four
-/// interleaved streams made no difference).
+/// of the value first), one instruction of six fewer per value, in a loop bound by the
+/// instructions it issues rather than by the wait for a word's previous store.
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn bit_op_bmi2(
@@ -736,12 +734,9 @@ pub(crate) fn has_fill_runs_wide() -> bool {
 }
 
 /// Whether the union's run fills should use [`fill_runs_wide`]: where it has AVX-512, but
-/// not on AMD. On an Intel Xeon (Sapphire Rapids class) it made the union of all of
-/// wikileaks 7–12 % faster than the scalar fill of two containers interleaved; on an AMD
-/// EPYC (Zen 4) it made it 12 % slower (wikileaks_srt 7 %, census-income_srt 6 %; the
-/// same-build A/B of stop 26), and neither a 256-bit store of the lanes nor two
-/// containers' lanes interleaved changed that. Clearing runs (`clear_runs_wide`, the
-/// many-way difference) stays wide on both: on Zen 4 it is 11 % faster on wikileaks.
+/// not on AMD, where it is slower than the scalar fill of two containers interleaved;
+/// clearing runs (`clear_runs_wide`, the many-way difference) stays wide on both
+/// (BENCHMARKS.md, design decisions).
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn prefer_fill_runs_wide() -> bool {

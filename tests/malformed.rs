@@ -399,7 +399,7 @@ fn many_way_union_of_repeated_keys_does_not_panic() {
     exercise(&v, &v);
 }
 
-/// Found by the `decode` fuzzer (stop 17): the pairwise union writes its result in place
+/// Found by the `decode` fuzzer: the pairwise union writes its result in place
 /// after room for as many containers as the inputs' keys allow (`a + b − common`), counted
 /// by walking the two directories; with the unordered keys of a view from
 /// `from_bytes_unchecked`, that walk and the merge disagree, more containers came out than

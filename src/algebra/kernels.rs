@@ -20,11 +20,8 @@ const SCAN_RATIO: usize = 256;
 /// Values plus runs up to which an array and a run container are combined (∪, ⊕, −) as
 /// run lists; larger pairs go through a bitset (word fills for the runs, one bit per
 /// value, then one counting pass), whose fixed cost is lower than a long interval merge,
-/// with its branch per item. 512 since stop 31 (2048 before; the bitset path has since
-/// got its wide run fill and its one-pass run count): on the Xeon, CRoaring ÷ ours for
-/// `xor` on census-income_srt went from 1.01 to 1.18–1.21 and on census-income from
-/// 1.16–1.20 to 1.42–1.51, `andnot` there from 1.11–1.16 to 1.20–1.26, binary against
-/// binary; 256 was no better.
+/// with its branch per item. 512 is where the bitset path's wide run fill and one-pass run
+/// count win (BENCHMARKS.md, design decisions).
 const RUN_MERGE_MAX: usize = 512;
 
 /// Runs per value above which [`filter_by_runs`] finds each value's run by galloping
@@ -52,10 +49,8 @@ crate::simd::dispatch! {
 fn or_many_into_bits_impl(cs: &[(Container<'_>, u32)], bits: &mut [u64; BITSET_WORDS]) {
     if crate::simd::prefer_fill_runs_wide() {
         // Eight runs a vector, where the wait for a word's previous store is not what
-        // bounds the speed (the union of all of wikileaks 7–12 % faster than two run
-        // containers interleaved, census-income_srt 8 %, on the Xeon; not on AMD's Zen 4,
-        // see `prefer_fill_runs_wide`); the second words of runs across two words
-        // deferred to one pass for the whole key (`fill_runs_wide_deferred`).
+        // bounds the speed (see `prefer_fill_runs_wide`); the second words of runs across
+        // two words deferred to one pass for the whole key (`fill_runs_wide_deferred`).
         let mut batch = RunBatch::new();
         // The closures inlined by force, so that they are compiled at the caller's CPU
         // level (out of line, they would be compiled for the baseline CPU).
@@ -663,10 +658,8 @@ fn runs_to_values(y: &[RunLE], out: &mut alloc::vec::Vec<u16>) {
 /// needs). This ignores runs that join across the two inputs. On the consecutive pairs of
 /// the real-data sets (unions and symmetric differences of an array and runs), the plain
 /// rule names 290 of the 307 array results, and 12 of the 1,541 run results, which then
-/// cost a run count and a conversion at the end (same-build A/B on the Xeon: `xor` 9–10 %
-/// faster on census1881, 3 % on census-income_srt, 2 % on wikileaks; `or` 1–2 % slower
-/// on census-income, where such misses lie, and 1 % less so with the stricter rule for
-/// a small array against long runs).
+/// cost a run count and a conversion at the end: a gain for `xor` on every dataset, a
+/// small loss for `or` on census-income, where such misses lie.
 #[inline(always)]
 fn result_likely_array(x: &[U16], y: &[RunLE]) -> bool {
     let yl = run_len(y) as usize;
@@ -702,12 +695,10 @@ const DENSE_GAP: usize = 32;
 /// share a word (on average less than [`DENSE_GAP`] apart), the array is cut into
 /// `STREAMS` parts (2 or 4) taken in turn: each update of a word would wait for the previous
 /// update's store, and the other parts' values, in other words, fill the wait. The
-/// pairwise kernels take 2 (halves), the many-way union and symmetric difference 4 (the
-/// union of all of census-income, many dense arrays into one bitset, 12 % faster than by
-/// halves on the Xeon; the pairwise union, one array into a copied bitset, 4 % slower so).
-/// Sparser arrays are taken in order, which costs fewer instructions (the union of all of
-/// census1881, whose arrays' values are about 95 apart, is 6 % faster so than by halves
-/// on the Xeon; census-income's denser arrays are 8 % slower in order).
+/// pairwise kernels take 2 (halves), the many-way union and symmetric difference 4 (many
+/// dense arrays into one bitset; one array into a copied bitset gains nothing from 4).
+/// Sparser arrays are taken in order, which costs fewer instructions (BENCHMARKS.md,
+/// design decisions: `DENSE_GAP`).
 #[inline(always)]
 fn set_values<const STREAMS: usize>(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
     const { assert!(STREAMS == 2 || STREAMS == 4) };
@@ -733,9 +724,8 @@ fn set_values_by<const STREAMS: usize>(
         _ => return,
     };
     if span >= a.len() * DENSE_GAP {
-        // Four values per loop step, as CRoaring's `bitset_set_list` (the union and the
-        // symmetric difference of all of census1881 5–6 % faster than two per step, on
-        // the Xeon).
+        // Four values per loop step, as CRoaring's `bitset_set_list` (fewer loop
+        // branches than two per step, which the many-way forms over sparse arrays notice).
         let mut fours = a.chunks_exact(4);
         for c in &mut fours {
             for v in c {
@@ -1077,8 +1067,8 @@ fn gallop(large: &[U16], lo: usize, v: u16) -> usize {
 fn and_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
     let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if small.len() * GALLOP_RATIO < large.len() {
-        // Up to `SCAN_RATIO`, scanned 16 values at a time (census1881 `and` on a Xeon:
-        // 0.88 of CRoaring's speed galloping, 1.65 scanning); galloping above.
+        // Up to `SCAN_RATIO`, scanned 16 values at a time (on census1881 `and`, the scan
+        // makes the difference between slower and faster than CRoaring); galloping above.
         if small.len() * SCAN_RATIO >= large.len() && crate::simd::scan_u16(small, large, out) {
             return;
         }
@@ -1251,9 +1241,8 @@ fn filter_by_runs<const IN: bool>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::
     }
     if a.len() < GALLOP_RATIO * r.len() {
         // Not many more values than runs: one merge pass, begun 32 values a step with
-        // AVX-512 (`and` 9 % faster on census-income_srt, 4 % on census-income, on the
-        // Xeon); each value is then stored without a branch and kept by advancing the end
-        // of the output.
+        // AVX-512 where the CPU has it; each value is then stored without a branch and kept
+        // by advancing the end of the output.
         let start = out.len();
         out.resize(start + a.len() + 32, 0);
         let dst = &mut out[start..];

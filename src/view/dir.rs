@@ -270,8 +270,8 @@ impl<'a> Directory<'a> {
     /// Walks containers from `*cur` while their key is below `lo + end`, calling
     /// `f(key - lo, container, stored cardinality)` for each, and leaves `*cur` at the
     /// first one not walked: the grouping loop of the many-way operations (keys at least
-    /// `lo`, as the caller checked). The format is matched once, not at every container
-    /// (union of all, same-build A/B: wikileaks_srt 5 % faster, uscensus2000 7 %).
+    /// `lo`, as the caller checked). The format is matched once, not at every container,
+    /// which the many-way union's grouping loop notices (5–7 %).
     #[cfg(feature = "alloc")]
     #[inline(always)]
     pub(crate) fn walk_below(
@@ -479,15 +479,12 @@ pub(crate) fn common_keys(
 /// The positions `(i, j)` of the first key present in both directories.
 ///
 /// Inlined by force into `intersection_len`'s caller: as a plain `#[inline]` LLVM kept it
-/// out of line, a call per pair that returned its answer through memory (paired against
-/// CRoaring on census1881_srt, same machine, nine runs each: 0.84–1.13, median 0.92,
-/// out of line; 0.92–1.23, median 1.07, inlined).
+/// out of line, a call per pair that returned its answer through memory, which the
+/// one-container pairs of census1881_srt notice.
 #[inline(always)]
 pub(crate) fn first_common_key(a: &Directory<'_>, b: &Directory<'_>) -> Option<(usize, usize)> {
     // Key ranges apart (common among small bitmaps: 109 of uscensus2000's 199 consecutive
     // pairs, 73 of census1881_srt's): four loads and two compares, without a search.
-    // Same-build A/B of `intersection_len` on the Xeon: uscensus2000 11 % faster,
-    // census1881_srt 2–3 %, the rest 0–1 %.
     let (na, nb) = (a.n(), b.n());
     if na == 0 || nb == 0 || a.key(na - 1) < b.key(0) || b.key(nb - 1) < a.key(0) {
         return None;

@@ -479,13 +479,9 @@ pub(crate) fn bitset_runs_into<T: Copy + zerocopy::IntoBytes + zerocopy::Immutab
         t
     };
     // Fewer boundaries than words: run by run, skipping empty and full words (the skips
-    // are long and predictable). More: flattened, skipping words without a boundary.
-    // Measured on the union of each key of wikileaks and wikileaks_srt (500 to 3,000 runs):
-    // the skipping flatten is as fast as the dense one (which stores 4 slots for every
-    // word) from 1,700 runs on, up to 2.6 times faster at 600 runs, 15 % at 3,000. The
-    // AVX-512 extraction, branch-free, beats both at any count (union of all, CRoaring's
-    // time ÷ ours in the paired harness on a Xeon: wikileaks_srt, ~590 runs a key, 0.59
-    // with the scan, 0.97 with it; wikileaks 0.57 with the flatten, 0.89).
+    // are long and predictable). More: flattened, skipping words without a boundary (as
+    // fast as the dense flatten from 1,700 runs on, faster below). The AVX-512
+    // extraction, branch-free, beats both at any count where the CPU has it.
     let vector = crate::simd::bitset_positions::<true>(cast::bytes_of(words), dst);
     let flat = vector.is_some() || cap >= BITSET_WORDS;
     let k = match vector {

@@ -534,9 +534,9 @@ impl Writer {
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
     {
-        // The same split as in `many_into`, written out: a helper that returned the first
-        // view and the rest's iterator made the first minus the rest on uscensus2000 about
-        // 30 % slower (against roaring-rs 1.18-1.21, 1.70-1.76 so), binary against binary.
+        // The same split as in `many_into`, written out: a helper returning the first view
+        // and the rest's iterator kept the iterator from inlining (about 30 % slower on
+        // uscensus2000's first minus the rest).
         let mut views = bitmaps.into_iter().map(|b| *b.borrow()).peekable();
         if op == Many::AndNot
             && let Some(first) = views.next_if(|first| first.dir.n() <= 1)
@@ -608,10 +608,9 @@ impl Writer {
     /// containers grouped by key ([`subtract_grouped`](Self::subtract_grouped)) when
     /// there are many of them on the first's keys: when the lookups of each key of the
     /// first in each other ([`subtract_many`](Self::subtract_many)) would be well over
-    /// their containers (at most 0.6 containers a lookup). Measured on the Xeon, first
-    /// minus the rest: wikileaks (0.52) 13 % faster grouped; census-income (0.96) and
-    /// census-income_srt (0.86) 20–45 % slower, their first's containers emptied by a few
-    /// others, after which the lookups stop.
+    /// their containers (at most 0.6 containers a lookup). Above that ratio the lookups
+    /// win: the first's containers are often emptied by a few others, after which they
+    /// stop (BENCHMARKS.md, design decisions).
     fn subtract(&mut self, views: &[FrozenBitmap<'_>], emit: bool) -> u64 {
         if let Some((first, rest)) = views.split_first() {
             let containers: usize = rest.iter().map(|v| v.dir.n()).sum();
