@@ -450,7 +450,7 @@ fn bench_dataset(c: &mut Criterion, d: &Dataset) {
             for v in &views {
                 let mut it = v.iter();
                 loop {
-                    let k = it.next_many(&mut batch);
+                    let k = it.next_many(&mut batch).len();
                     if k == 0 {
                         break;
                     }

@@ -74,6 +74,26 @@
 //! [`FrozenBitmap::from_bytes_unchecked`] is an `unsafe fn` by contract (the bytes must be
 //! a bitmap the checks accept), though today it stays memory-safe on any bytes.
 //!
+//! # Names users know
+//!
+//! Where the concept is the same, the names and signatures are roaring-rs 0.12's:
+//!
+//! | roaring-rs | CRoaring | frozen-roaring |
+//! | --- | --- | --- |
+//! | `RoaringBitmap::deserialize_from` | `roaring_bitmap_portable_deserialize_safe` | [`FrozenBitmap::from_bytes`] (in place, either format) |
+//! | `len`, `is_empty`, `contains`, `min`, `max` | `cardinality`, `contains`, `minimum`, `maximum` | the same names on [`FrozenBitmap`] |
+//! | `rank`, `select` | `rank`, `select` | [`FrozenBitmap::rank`], [`FrozenBitmap::select`] |
+//! | `range_cardinality`, `contains_range` | `range_cardinality`, `contains_range` | [`FrozenBitmap::range_cardinality`], [`FrozenBitmap::contains_range`] |
+//! | `iter`, `Iter::advance_to`, `advance_back_to`, `next_many` | `iter`, `reset_at_or_after`, `next_many` | [`FrozenBitmap::iter`], [`Iter::advance_to`], [`Iter::advance_back_to`], [`Iter::next_many`] (returns the filled front of the buffer) |
+//! | `intersection_len`, `union_len`, `difference_len`, `symmetric_difference_len` | `and_cardinality`, `or_cardinality`, ... | the same names |
+//! | `is_subset`, `is_superset`, `is_disjoint` | `is_subset`, `intersect` | the same names |
+//! | `&a & &b`, `\|`, `-`, `^` | `and`, `or`, `andnot`, `xor` | the same operators (into [`FrozenBitmapBuf`]), or [`Writer::intersection_into`] ... into a reused buffer |
+//! | `MultiOps::union` ... | `fast_or`, `fast_xor` | [`Writer::union_many_into`], [`FrozenBitmapBuf::union_many`] ... |
+//! | `RoaringBitmap::from_sorted_iter` | `of`, `add_many` | [`FrozenBitmapBuf::from_sorted_iter`], [`Writer::write_sorted`], `collect()` |
+//! | `serialize_into` | `portable_serialize` | [`Writer::write_portable_sorted`], [`Writer::write_portable`] |
+//! | `statistics` | `statistics` | [`FrozenBitmap::statistics`], [`FrozenBitmap::containers`] |
+//! | `RoaringTreemap` | `roaring64_bitmap_t` | [`FrozenBitmap64`] |
+//!
 //! # Features
 //!
 //! - `std` (default): `std::io::Write` output, hardware CRC32C. Implies `alloc`.
@@ -88,6 +108,7 @@
 
 #![no_std]
 #![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]

@@ -425,6 +425,14 @@ pub struct Buckets<'a> {
     pos: usize,
 }
 
+impl fmt::Debug for Buckets<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Buckets")
+            .field("next", &self.i)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a> Iterator for Buckets<'a> {
     type Item = (u32, FrozenBitmap<'a>);
 
@@ -464,6 +472,14 @@ impl<'a> Iterator for Buckets<'a> {
 pub struct Iter64<'a> {
     buckets: Buckets<'a>,
     current: Option<(u64, Iter<'a>)>,
+}
+
+impl fmt::Debug for Iter64<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Iter64")
+            .field("buckets", &self.buckets)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Iterator for Iter64<'_> {

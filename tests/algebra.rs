@@ -90,8 +90,8 @@ fn check_ops(va: &FrozenBitmap<'_>, vb: &FrozenBitmap<'_>, a: &BTreeSet<u32>, b:
         };
         assert_eq!(method, buf);
         // By value, with owned bitmaps on either side, and assigning: the same bytes.
-        let oa = FrozenBitmapBuf::from_sorted(a.iter().copied()).unwrap();
-        let ob = FrozenBitmapBuf::from_sorted(b.iter().copied()).unwrap();
+        let oa = FrozenBitmapBuf::from_sorted_iter(a.iter().copied()).unwrap();
+        let ob = FrozenBitmapBuf::from_sorted_iter(b.iter().copied()).unwrap();
         let (mut by_view, mut by_buf) = (oa.clone(), oa.clone());
         let forms: [FrozenBitmapBuf; 4] = match k {
             0 => {
@@ -854,4 +854,40 @@ fn difference_of_a_one_container_first_stops_reading_once_empty() {
     let all = std::iter::once(&empty).chain(&views).inspect(|_| read += 1);
     assert_eq!(w.difference_many_len(all), 0);
     assert_eq!(read, 1);
+}
+
+/// Owned bitmaps compare and hash by set, as views do: one frozen and one portable bitmap
+/// of the same values are equal and hash alike; `collect` and ranges build them.
+#[test]
+fn owned_bitmaps_compare_and_hash_by_set() {
+    use std::hash::{BuildHasher, RandomState};
+    let values: Vec<u32> = (0..5000).map(|i| i * 3).chain(100_000..100_500).collect();
+    let frozen = FrozenBitmapBuf::from_sorted_iter(values.iter().copied()).unwrap();
+    let mut portable = Vec::new();
+    Writer::new()
+        .write_portable_sorted(values.iter().copied(), &mut portable)
+        .unwrap();
+    let portable = FrozenBitmapBuf::from_bytes(portable).unwrap();
+    assert_ne!(frozen.as_bytes(), portable.as_bytes());
+    assert_eq!(frozen, portable);
+    let h = RandomState::new();
+    assert_eq!(h.hash_one(&frozen), h.hash_one(&portable));
+    assert_eq!(h.hash_one(frozen.as_view()), h.hash_one(portable.as_view()));
+    let shuffled: FrozenBitmapBuf = values.iter().rev().chain(values.iter()).copied().collect();
+    assert_eq!(shuffled, frozen);
+    let other = FrozenBitmapBuf::from_sorted_iter(values.iter().copied().skip(1)).unwrap();
+    assert_ne!(other, frozen);
+    assert_eq!(FrozenBitmapBuf::default().len(), 0);
+    assert_eq!(FrozenBitmapBuf::from(7..=6).len(), 0);
+    let range = FrozenBitmapBuf::from(65_530..=200_000);
+    assert_eq!(
+        range,
+        FrozenBitmapBuf::from_sorted_iter(65_530..=200_000).unwrap()
+    );
+    assert_eq!(
+        range.as_bytes(),
+        FrozenBitmapBuf::from_sorted_iter(65_530..=200_000)
+            .unwrap()
+            .as_bytes()
+    );
 }

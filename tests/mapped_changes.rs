@@ -48,7 +48,7 @@ fn query_everything(file: &BitmapFile<memmap2::Mmap>, w: &mut Writer, out: &mut 
     for v in &views {
         sink += v.len() + v.rank(100_000) + u64::from(v.select(5).unwrap_or(0));
         sink += u64::from(v.contains(70_001)) + v.iter().take(500).count() as u64;
-        sink += v.iter().rev().take(100).count() as u64 + v.range_len(1000..400_000);
+        sink += v.iter().rev().take(100).count() as u64 + v.range_cardinality(1000..400_000);
         sink += v.statistics().total_bytes;
         sink += v.to_vec().len() as u64;
     }

@@ -95,7 +95,7 @@ fn lying_portable64(buckets: u32, n: usize) -> Vec<u8> {
 fn exercise(v: FrozenBitmap<'_>) -> u64 {
     let real = v.iter().count() as u64;
     assert_eq!(v.to_vec().len() as u64, real);
-    let small = FrozenBitmapBuf::from_sorted([7, 65_536 + 7, 1 << 20]).unwrap();
+    let small = FrozenBitmapBuf::from_sorted_iter([7, 65_536 + 7, 1 << 20]).unwrap();
     let small = small.as_view();
     let mut w = Writer::new();
     let mut out = Vec::new();

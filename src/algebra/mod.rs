@@ -55,8 +55,8 @@ pub(crate) enum Op {
 ///
 /// ```
 /// use frozen_roaring::FrozenBitmapBuf;
-/// let a = FrozenBitmapBuf::from_sorted([1, 2, 3])?;
-/// let b = FrozenBitmapBuf::from_sorted([3, 4])?;
+/// let a = FrozenBitmapBuf::from_sorted_iter([1, 2, 3])?;
+/// let b = FrozenBitmapBuf::from_sorted_iter([3, 4])?;
 /// let (va, vb) = (a.as_view(), b.as_view());
 /// assert_eq!((va | vb).as_view().to_vec(), [1, 2, 3, 4]);
 /// assert_eq!((&(&a & &vb) | &va).as_view().to_vec(), [1, 2, 3]);
@@ -66,9 +66,69 @@ pub(crate) enum Op {
 /// assert_eq!(acc.as_view().to_vec(), [1, 2, 3]);
 /// # Ok::<(), frozen_roaring::Error>(())
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct FrozenBitmapBuf {
     bytes: Vec<u8>,
+}
+
+/// Equal when they hold the same set, whatever their formats or container kinds, as views
+/// compare.
+impl PartialEq for FrozenBitmapBuf {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_view() == other.as_view()
+    }
+}
+
+impl Eq for FrozenBitmapBuf {}
+
+/// Hashes the set (consistent with `==`, as for views): O(values).
+impl core::hash::Hash for FrozenBitmapBuf {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_view().hash(state);
+    }
+}
+
+/// The empty bitmap.
+impl Default for FrozenBitmapBuf {
+    fn default() -> Self {
+        FrozenBitmapBuf::from_sorted_iter([]).expect("no values are in order")
+    }
+}
+
+/// Collects values in any order, with repeats: sorted and deduplicated first (the values
+/// are held in memory once), then written.
+///
+/// ```
+/// use frozen_roaring::FrozenBitmapBuf;
+/// let b: FrozenBitmapBuf = [9, 3, 3, 70_000].into_iter().collect();
+/// assert_eq!(b.as_view().to_vec(), [3, 9, 70_000]);
+/// ```
+impl FromIterator<u32> for FrozenBitmapBuf {
+    fn from_iter<I: IntoIterator<Item = u32>>(values: I) -> Self {
+        let mut v: Vec<u32> = values.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        FrozenBitmapBuf::from_sorted_iter(v).expect("sorted and deduplicated")
+    }
+}
+
+/// A range of values, written as runs (no work per value).
+///
+/// ```
+/// use frozen_roaring::FrozenBitmapBuf;
+/// let b = FrozenBitmapBuf::from(5..=1_000_000);
+/// assert_eq!((b.len(), b.as_view().min(), b.as_view().max()), (999_996, Some(5), Some(1_000_000)));
+/// ```
+impl From<core::ops::RangeInclusive<u32>> for FrozenBitmapBuf {
+    fn from(range: core::ops::RangeInclusive<u32>) -> Self {
+        let mut w = Writer::new();
+        let mut b = w.builder();
+        // An empty range (start > end) gives the empty bitmap.
+        let _ = b.push_range(range);
+        let mut bytes = Vec::new();
+        b.finish(&mut bytes);
+        FrozenBitmapBuf { bytes }
+    }
 }
 
 impl FrozenBitmapBuf {
@@ -77,7 +137,7 @@ impl FrozenBitmapBuf {
     /// # Errors
     ///
     /// `NotAscending`, as [`Writer::write_sorted`].
-    pub fn from_sorted<I: IntoIterator<Item = u32>>(values: I) -> Result<Self, crate::Error> {
+    pub fn from_sorted_iter<I: IntoIterator<Item = u32>>(values: I) -> Result<Self, crate::Error> {
         let mut bytes = Vec::new();
         Writer::new().write_sorted(values, &mut bytes)?;
         Ok(FrozenBitmapBuf { bytes })
@@ -178,7 +238,7 @@ impl<'a> FrozenBitmap<'a> {
 /// use frozen_roaring::{FrozenBitmap, FrozenBitmapBuf};
 /// let sets = [vec![1, 2, 3], vec![2, 3, 4], vec![3, 4, 5]];
 /// let bufs: Vec<FrozenBitmapBuf> =
-///     sets.iter().map(|s| FrozenBitmapBuf::from_sorted(s.iter().copied()).unwrap()).collect();
+///     sets.iter().map(|s| FrozenBitmapBuf::from_sorted_iter(s.iter().copied()).unwrap()).collect();
 /// let views: Vec<FrozenBitmap> = bufs.iter().map(|b| b.as_view()).collect();
 /// assert_eq!(FrozenBitmapBuf::union_many(&views).as_view().to_vec(), [1, 2, 3, 4, 5]);
 /// assert_eq!(FrozenBitmapBuf::intersection_many(&views).as_view().to_vec(), [3]);

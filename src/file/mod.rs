@@ -338,6 +338,14 @@ pub struct FileIter<'a> {
     bytes: &'a [u8],
 }
 
+impl core::fmt::Debug for FileIter<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("FileIter")
+            .field("remaining", &self.entries.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a> FileIter<'a> {
     fn open(&self, e: &FileEntryLE) -> Result<(u64, FrozenBitmap<'a>), Error> {
         let (off, len) = (e.offset.get() as usize, e.len.get() as usize);

@@ -148,14 +148,20 @@ impl<'a> Iter<'a> {
     /// let mut batch = [0u32; 256];
     /// let mut total = 0;
     /// loop {
-    ///     let n = it.next_many(&mut batch);
-    ///     if n == 0 { break; }
-    ///     total += n;
+    ///     let values = it.next_many(&mut batch); // the filled front of `batch`
+    ///     if values.is_empty() { break; }
+    ///     total += values.len();
     /// }
     /// assert_eq!(total, 1000);
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
-    pub fn next_many(&mut self, buf: &mut [u32]) -> usize {
+    pub fn next_many<'b>(&mut self, buf: &'b mut [u32]) -> &'b mut [u32] {
+        let n = self.fill_many(buf);
+        &mut buf[..n]
+    }
+
+    /// [`next_many`](Self::next_many), returning the number of values written.
+    fn fill_many(&mut self, buf: &mut [u32]) -> usize {
         let mut n = 0;
         while n < buf.len() {
             if let Some((high, it)) = &mut self.front {

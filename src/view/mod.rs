@@ -48,7 +48,7 @@ pub(crate) const FIRST_RESERVATION: usize = 1 << 24;
 ///
 /// A view that passed only the checked constructor can hold corrupt payloads (arrays not
 /// sorted, bitset popcounts that differ from the stored cardinality, overlapping runs). Then:
-/// - [`len`](Self::len), [`rank`](Self::rank), [`select`](Self::select), `range_len` and the
+/// - [`len`](Self::len), [`rank`](Self::rank), [`select`](Self::select), `range_cardinality` and the
 ///   `*_len` set counts use stored cardinalities and can disagree with what iteration yields;
 /// - [`contains`](Self::contains) and the intersection kernels search arrays and runs by
 ///   binary search and can miss values that are out of order;
@@ -99,7 +99,8 @@ pub enum Format {
 }
 
 /// Container counts and sizes of a bitmap, by kind (see [`FrozenBitmap::statistics`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Statistics {
     /// Number of containers.
     pub containers: u32,
@@ -477,11 +478,11 @@ impl<'a> FrozenBitmap<'a> {
     /// # let mut buf = Vec::new();
     /// # Writer::new().write_sorted((0..100).chain(200..300), &mut buf)?;
     /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
-    /// assert_eq!(bitmap.range_len(50..250), 100);
+    /// assert_eq!(bitmap.range_cardinality(50..250), 100);
     /// assert!(bitmap.contains_range(200..300) && !bitmap.contains_range(99..=200));
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
-    pub fn range_len<R: RangeBounds<u32>>(&self, range: R) -> u64 {
+    pub fn range_cardinality<R: RangeBounds<u32>>(&self, range: R) -> u64 {
         match inclusive(range) {
             Some((lo, hi)) => {
                 let below = if lo == 0 { 0 } else { self.rank(lo - 1) };
@@ -494,7 +495,7 @@ impl<'a> FrozenBitmap<'a> {
     /// Whether every value of `range` is in the bitmap (`true` for an empty range).
     pub fn contains_range<R: RangeBounds<u32>>(&self, range: R) -> bool {
         match inclusive(range) {
-            Some((lo, hi)) => self.range_len(lo..=hi) == u64::from(hi - lo) + 1,
+            Some((lo, hi)) => self.range_cardinality(lo..=hi) == u64::from(hi - lo) + 1,
             None => true,
         }
     }
@@ -513,6 +514,22 @@ impl<'a> FrozenBitmap<'a> {
     /// ```
     pub fn iter(&self) -> Iter<'a> {
         Iter::new(self.dir)
+    }
+
+    /// Each container's key (the high 16 bits of its values), kind and stored
+    /// cardinality, in key order: how the bitmap is laid out, container by container.
+    ///
+    /// ```
+    /// use frozen_roaring::{ContainerKind, FrozenBitmap, Writer};
+    /// let mut buf = Vec::new();
+    /// Writer::new().write_sorted([1, 5].into_iter().chain(65_536..70_000), &mut buf)?;
+    /// let kinds: Vec<_> = FrozenBitmap::from_bytes(&buf)?.containers().collect();
+    /// assert_eq!(kinds, [(0, ContainerKind::Array, 2), (1, ContainerKind::Run, 4464)]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn containers(&self) -> impl ExactSizeIterator<Item = (u16, ContainerKind, u32)> + 'a {
+        let bm = *self;
+        (0..self.dir.n()).map(move |i| (bm.dir.key(i), bm.dir.container(i).kind(), bm.dir.card(i)))
     }
 
     /// Container statistics by kind.
@@ -578,7 +595,7 @@ impl<'a> FrozenBitmap<'a> {
         let mut it = self.iter();
         let mut chunk = [0u32; 256];
         loop {
-            let n = it.next_many(&mut chunk);
+            let n = it.next_many(&mut chunk).len();
             if n == 0 {
                 return out;
             }
@@ -630,6 +647,17 @@ impl PartialEq for FrozenBitmap<'_> {
 }
 
 impl Eq for FrozenBitmap<'_> {}
+
+/// Hashes the length and each container's key and cardinality: O(containers), consistent
+/// with `==` (equal sets have the same containers, whatever their kinds).
+impl core::hash::Hash for FrozenBitmap<'_> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.len().hash(state);
+        for i in 0..self.dir.n() {
+            (self.dir.key(i), self.dir.card(i)).hash(state);
+        }
+    }
+}
 
 impl fmt::Debug for FrozenBitmap<'_> {
     /// A short summary: size, container count and the first values.

@@ -192,7 +192,6 @@ impl Encoder {
 
     /// Adds the values `start..=end` (all greater than the previous value): whole words of
     /// bits at a time once the container is a bitset, so long runs cost no per-value work.
-    #[cfg(feature = "roaring")]
     pub(crate) fn extend_range(&mut self, start: u32, end: u32) -> Result<(), Error> {
         if i64::from(start) <= self.prev || end < start {
             return Err(Error::not_ascending(self.count, self.prev as u32, start));

@@ -812,6 +812,14 @@ pub struct Builder<'w> {
     writer: &'w mut Writer,
 }
 
+impl core::fmt::Debug for Builder<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Builder")
+            .field("len", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Builder<'_> {
     /// Adds the next value.
     ///
@@ -831,6 +839,29 @@ impl Builder<'_> {
     /// As [`push`](Self::push).
     pub fn extend<I: IntoIterator<Item = u32>>(&mut self, values: I) -> Result<(), Error> {
         self.writer.enc.extend(values)
+    }
+
+    /// Adds every value of `range` (all greater than the previous value): whole words of
+    /// bits at a time, so a long run costs no work per value.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// let mut writer = Writer::new();
+    /// let mut b = writer.builder();
+    /// b.push(3)?;
+    /// b.push_range(10..=u32::MAX)?;
+    /// let mut out = Vec::new();
+    /// let r = b.finish(&mut out);
+    /// assert_eq!(FrozenBitmap::from_bytes(&out[r])?.len(), 1 + u64::from(u32::MAX - 9));
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `NotAscending` if the range is empty or does not start above the previous value; the
+    /// builder then stays as it was.
+    pub fn push_range(&mut self, range: core::ops::RangeInclusive<u32>) -> Result<(), Error> {
+        self.writer.enc.extend_range(*range.start(), *range.end())
     }
 
     /// The number of values pushed so far.

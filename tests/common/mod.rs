@@ -223,11 +223,15 @@ pub fn check_queries(bm: &FrozenBitmap<'_>, set: &BTreeSet<u32>, seed: u64) {
         );
         let (lo, hi) = (a.min(b), a.max(b));
         let expect = set.range(lo..=hi).count() as u64;
-        assert_eq!(bm.range_len(lo..=hi), expect, "range_len({lo}..={hi})");
         assert_eq!(
-            bm.range_len(lo..hi),
+            bm.range_cardinality(lo..=hi),
+            expect,
+            "range_cardinality({lo}..={hi})"
+        );
+        assert_eq!(
+            bm.range_cardinality(lo..hi),
             set.range(lo..hi).count() as u64,
-            "range_len({lo}..{hi})"
+            "range_cardinality({lo}..{hi})"
         );
         assert_eq!(
             bm.contains_range(lo..=hi),
@@ -235,7 +239,7 @@ pub fn check_queries(bm: &FrozenBitmap<'_>, set: &BTreeSet<u32>, seed: u64) {
             "contains_range({lo}..={hi})"
         );
     }
-    assert_eq!(bm.range_len(..), model.len() as u64);
+    assert_eq!(bm.range_cardinality(..), model.len() as u64);
     // Iteration from both ends, interleaved, meets in the middle exactly once.
     let mut it = bm.iter();
     let (mut front, mut back) = (Vec::new(), Vec::new());
@@ -261,7 +265,7 @@ pub fn check_queries(bm: &FrozenBitmap<'_>, set: &BTreeSet<u32>, seed: u64) {
         let mut buf = vec![0u32; size];
         let mut got = Vec::new();
         loop {
-            let n = it.next_many(&mut buf);
+            let n = it.next_many(&mut buf).len();
             if n == 0 {
                 break;
             }
