@@ -21,6 +21,7 @@ use crate::format::{ContainerKind, FLAG_CRC, TRAILER_LEN};
 /// Values `to_vec` reserves room for at most before it has read any: 2^24 (64 MiB of
 /// `u32`, 128 MiB of `u64`) bounds what a lying stored length can make it ask for, and a
 /// real set larger than that grows by doubling, which costs one copy of each value.
+#[cfg(feature = "alloc")]
 pub(crate) const FIRST_RESERVATION: usize = 1 << 24;
 
 /// A read-only Roaring bitmap over borrowed bytes, queried in place.
