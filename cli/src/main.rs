@@ -422,9 +422,18 @@ fn report_keys(files: &[PathBuf], key_map: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-/// A progress bar on standard error when it is a terminal; with `len`, counted in bytes so
-/// that the rate and the time left follow the input actually read.
-fn progress(len: Option<u64>, what: &str) -> indicatif::ProgressBar {
+/// What a progress bar counts.
+#[derive(Clone, Copy)]
+enum Unit {
+    /// Bytes of input read, so that the rate and the time left follow the input.
+    Bytes,
+    /// Items made (the demo's terms).
+    Items,
+}
+
+/// A progress bar on standard error when it is a terminal, of `len` units (a spinner when
+/// the length is unknown).
+fn progress(len: Option<u64>, unit: Unit, what: &str) -> indicatif::ProgressBar {
     if !io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }
@@ -432,10 +441,13 @@ fn progress(len: Option<u64>, what: &str) -> indicatif::ProgressBar {
         Some(n) => indicatif::ProgressBar::new(n),
         None => indicatif::ProgressBar::new_spinner(),
     };
-    let style = if len.is_some() {
-        "{msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left)"
-    } else {
-        "{msg} {spinner} {bytes} ({bytes_per_sec})"
+    let style = match (len.is_some(), unit) {
+        (true, Unit::Bytes) => {
+            "{msg} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left)"
+        }
+        (true, Unit::Items) => "{msg} [{bar:40}] {pos}/{len} ({per_sec}, {eta} left)",
+        (false, Unit::Bytes) => "{msg} {spinner} {bytes} ({bytes_per_sec})",
+        (false, Unit::Items) => "{msg} {spinner} {pos} ({per_sec})",
     };
     if let Ok(s) = indicatif::ProgressStyle::with_template(style) {
         bar.set_style(s.progress_chars("=> "));
@@ -547,7 +559,7 @@ fn build_text<W: Write>(files: &[PathBuf], w: &mut FileWriter<W>) -> Result<Tall
         .iter()
         .map(|f| fs::metadata(f).map_or(0, |m| m.len()))
         .sum();
-    let bar = progress(Some(total), "building");
+    let bar = progress(Some(total), Unit::Bytes, "building");
     let mut counts = Tally::default();
     let mut values = Vec::new();
     let mut text = String::new();
@@ -631,7 +643,7 @@ fn build_tsv<W: Write>(path: &Path, chunk: usize, w: &mut FileWriter<W>) -> Resu
             bytes: 0,
         },
     );
-    let bar = progress(len, "reading pairs");
+    let bar = progress(len, Unit::Bytes, "reading pairs");
     let mut counts = Tally::default();
     let mut pairs: Vec<(u64, u32)> = Vec::new();
     let mut runs = Spill::default();
@@ -1033,7 +1045,7 @@ fn convert(a: ConvertArgs) -> Result<()> {
             .iter()
             .map(|f| fs::metadata(f).map_or(0, |m| m.len()))
             .sum();
-        let bar = progress(Some(total), "converting");
+        let bar = progress(Some(total), Unit::Bytes, "converting");
         for (i, path) in files.iter().enumerate() {
             let bytes = fs::read(path)
                 .map_err(|e| Fail::Msg(format!("cannot read {}: {e}", path.display())))?;
@@ -1265,7 +1277,7 @@ fn demo(a: DemoArgs) -> Result<()> {
     let mut values = Vec::new();
     let mut w = FileWriter::create(&path)?;
     w.reserve(terms as usize);
-    let bar = progress_count(terms, "indexing");
+    let bar = progress(Some(terms), Unit::Items, "indexing");
     let start = Instant::now();
     let mut portable = 0u64;
     let mut pw = Writer::new();
@@ -1348,21 +1360,6 @@ fn demo(a: DemoArgs) -> Result<()> {
         say!("kept {}", path.display());
     }
     Ok(())
-}
-
-/// A progress bar counting items (the demo's terms), on standard error when it is a terminal.
-fn progress_count(len: u64, what: &str) -> indicatif::ProgressBar {
-    if !io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    if let Ok(s) = indicatif::ProgressStyle::with_template(
-        "{msg} [{bar:40}] {pos}/{len} ({per_sec}, {eta} left)",
-    ) {
-        bar.set_style(s.progress_chars("=> "));
-    }
-    bar.set_message(what.to_string());
-    bar
 }
 
 #[derive(Clone, Copy)]
