@@ -1,7 +1,7 @@
 //! A profiling harness: runs one operation in a loop over a real-data folder, for `perf`.
 //!
 //! ```text
-//! cargo run --release --example profile -- (inter|contains|iter|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) ../shared/realdata/census1881
+//! cargo run --release --example profile -- (inter|contains|iter|to_vec|extend_into|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) ../shared/realdata/census1881
 //! ```
 //!
 //! With `VS=<another operation>` the two alternate round by round and the medians of their
@@ -56,7 +56,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(op), Some(dir)) = (args.next(), args.next()) else {
         eprintln!(
-            "usage: profile (inter|contains|iter|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR, or profile sweep ROOT"
+            "usage: profile (inter|contains|iter|to_vec|extend_into|build|and|or|xor|andnot|union_all|union_all_len|xor_all|diff_all, or cr_ and an operation for CRoaring, crv_ and an operation on its frozen views) DIR, or profile sweep ROOT"
         );
         std::process::exit(2);
     };
@@ -252,6 +252,18 @@ fn with_dataset(
                 .iter()
                 .map(|v| probes.iter().filter(|&&p| v.contains(p)).count() as u64)
                 .sum(),
+            "to_vec" => views.iter().map(|v| v.to_vec().len() as u64).sum(),
+            "extend_into" => {
+                let mut out: Vec<u32> = Vec::new();
+                views
+                    .iter()
+                    .map(|v| {
+                        out.clear();
+                        v.extend_into(&mut out);
+                        out.len() as u64
+                    })
+                    .sum()
+            }
             "iter" => views
                 .iter()
                 .map(|v| v.iter().fold(0u64, |a, x| a.wrapping_add(u64::from(x))))
@@ -304,6 +316,7 @@ fn with_dataset(
                 use roaring::MultiOps;
                 rr.iter().difference().len()
             }
+            "crv_to_vec" => crv.iter().map(|v| v.to_vec().len() as u64).sum(),
             "crv_contains" => crv
                 .iter()
                 .map(|v| probes.iter().filter(|&&p| v.contains(p)).count() as u64)

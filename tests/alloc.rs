@@ -147,9 +147,22 @@ fn opening_and_querying_allocate_nothing() {
         })
         .collect();
     let mut buf = [0u32; 300];
+    // A vector with room for the largest bitmap: `extend_into` then allocates nothing.
+    let most = encoded
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap().len() as usize)
+        .max()
+        .unwrap_or(0);
+    let mut values: Vec<u32> = Vec::with_capacity(most + 8);
     for (i, bytes) in encoded.iter().enumerate() {
         let other = &encoded[(i + 1) % encoded.len()];
         let (sum, n) = allocations(|| {
+            values.clear();
+            values.push(1);
+            FrozenBitmap::from_bytes(bytes)
+                .unwrap()
+                .extend_into(&mut values);
+            let _ = &values;
             let bm = FrozenBitmap::from_bytes(bytes).unwrap();
             let strict = FrozenBitmap::from_bytes_strict(bytes).unwrap();
             let o = FrozenBitmap::from_bytes(other).unwrap();

@@ -240,3 +240,62 @@ fn non_canonical_layout_is_re_encoded_canonically() {
     );
     assert_eq!(w.frozen_size(&view), r.len());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: if std::env::var_os("CI").is_some() { 64 } else { 256 }, ..ProptestConfig::default() })]
+
+    /// `extend_into` and `to_vec` (which uses it) give the model's values for every
+    /// container kind, from any point of a partly consumed iterator (both ends, so that
+    /// containers are cut at any alignment), and keep what the vector held.
+    #[test]
+    fn extend_into_appends_the_rest_of_any_iterator(
+        s in set(), prefix in prop::collection::vec(any::<u32>(), 0..5),
+        front in any::<u32>(), back in any::<u32>(), takes in 0usize..70, portable in any::<bool>(),
+    ) {
+        let bytes = if portable {
+            let mut out = Vec::new();
+            Writer::new().write_portable_sorted(s.iter().copied(), &mut out).unwrap();
+            out
+        } else {
+            encode(&s)
+        };
+        let bm = FrozenBitmap::from_bytes_strict(&bytes).unwrap();
+        prop_assert_eq!(bm.to_vec(), s.iter().copied().collect::<Vec<_>>());
+        let mut whole = prefix.clone();
+        bm.extend_into(&mut whole);
+        prop_assert_eq!(&whole[..prefix.len()], &prefix[..]);
+        prop_assert!(whole[prefix.len()..].iter().eq(s.iter()));
+        // A partly consumed iterator: advanced at both ends, then a few values taken from
+        // each end, then the rest appended.
+        let (lo, hi) = (front.min(back), front.max(back));
+        let mut it = bm.iter();
+        it.advance_to(lo);
+        it.advance_back_to(hi);
+        let mut model: Vec<u32> = s.range(lo..=hi).copied().collect();
+        for k in 0..takes {
+            if k % 2 == 0 {
+                prop_assert_eq!(it.next(), (!model.is_empty()).then(|| model.remove(0)));
+            } else {
+                prop_assert_eq!(it.next_back(), model.pop());
+            }
+        }
+        let mut out = prefix.clone();
+        it.extend_into(&mut out);
+        prop_assert_eq!(&out[..prefix.len()], &prefix[..]);
+        prop_assert_eq!(&out[prefix.len()..], &model[..]);
+        prop_assert_eq!(it.next(), None);
+        // next_many from the same kind of point, in odd-sized batches.
+        let mut it = bm.iter();
+        it.advance_to(lo);
+        let mut batch = [0u32; 61];
+        let mut got = Vec::new();
+        loop {
+            let values = it.next_many(&mut batch);
+            if values.is_empty() {
+                break;
+            }
+            got.extend_from_slice(values);
+        }
+        prop_assert!(got.iter().eq(s.range(lo..)));
+    }
+}

@@ -250,6 +250,57 @@ impl<'a> ContainerIter<'a> {
         }
     }
 
+    /// Appends every value left as `high | low` to `out` and leaves the cursor exhausted:
+    /// arrays widened and runs as ascending ranges straight into the vector (no zeroing
+    /// first), bitsets through [`fill`](Self::fill) into zeroed room cut back after.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn extend_vec(&mut self, high: u32, out: &mut alloc::vec::Vec<u32>) {
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                let values = a.get(*front..*back).unwrap_or(&[]);
+                out.extend(values.iter().map(|v| high | u32::from(v.get())));
+                *front = *back;
+            }
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                while !*done {
+                    let end = if *fi >= *bi { *bv } else { r[*fi].end() };
+                    // `end < fv` only in bytes changed since the cursor was made: then the
+                    // one value `fv`, as `next` gives it.
+                    let end = end.max(*fv);
+                    out.extend((high | *fv)..=(high | end));
+                    if *fi >= *bi {
+                        *done = true;
+                    } else {
+                        *fi += 1;
+                        *fv = r[*fi].start();
+                    }
+                }
+            }
+            ContainerIter::Bitset { .. } => loop {
+                // Room for what the bitset holds (popcounts of its words: at most 65,536,
+                // whatever its stored count claims), zeroed, filled, cut back.
+                let room = self.remaining().min(1 << 16) as usize;
+                if room == 0 {
+                    return;
+                }
+                let start = out.len();
+                out.resize(start + room, 0);
+                let n = self.fill(high, &mut out[start..]);
+                out.truncate(start + n);
+                if n < room {
+                    return;
+                }
+            },
+        }
+    }
+
     /// Writes up to `buf.len()` values from the front as `high | low` and returns how many.
     pub(crate) fn fill(&mut self, high: u32, buf: &mut [u32]) -> usize {
         match self {
@@ -261,15 +312,96 @@ impl<'a> ContainerIter<'a> {
                 *front += n;
                 n
             }
-            ContainerIter::Bitset { .. } | ContainerIter::Run { .. } => {
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
                 let mut n = 0;
-                while n < buf.len() {
-                    match self.next() {
-                        Some(v) => {
-                            buf[n] = high | u32::from(v);
-                            n += 1;
+                loop {
+                    let base = high | (*fw as u32 * 64);
+                    if buf.len() - n >= 64 + 8 {
+                        // Room for every bit of the word and a byte's slack: a byte at a
+                        // time, its set bits' positions from a table, 8 values stored at
+                        // once whatever the byte holds (those past its count overwritten
+                        // by the next byte's): no branch per value.
+                        let mut w = *fbits;
+                        for byte in 0..8u32 {
+                            let b = (w & 0xFF) as usize;
+                            let dst = &mut buf[n..n + 8];
+                            let pos = &BYTE_POSITIONS[b];
+                            let at = base + byte * 8;
+                            for (d, &p) in dst.iter_mut().zip(pos) {
+                                *d = at + u32::from(p);
+                            }
+                            n += b.count_ones() as usize;
+                            w >>= 8;
                         }
-                        None => break,
+                        *fbits = 0;
+                    } else if fbits.count_ones() as usize <= buf.len() - n {
+                        // The whole word: the buffer has room for every bit of it, so no
+                        // check per value.
+                        let mut w = *fbits;
+                        let count = w.count_ones() as usize;
+                        for d in &mut buf[n..n + count] {
+                            *d = base | w.trailing_zeros();
+                            w &= w - 1;
+                        }
+                        n += count;
+                        *fbits = 0;
+                    } else {
+                        while n < buf.len() {
+                            buf[n] = base | fbits.trailing_zeros();
+                            n += 1;
+                            *fbits &= *fbits - 1;
+                        }
+                    }
+                    if fw == bw {
+                        *bbits = *fbits;
+                    }
+                    if *fbits != 0 {
+                        return n; // the buffer is full inside this word
+                    }
+                    if *fw >= *bw {
+                        *fw = *bw + 1;
+                        return n;
+                    }
+                    *fw += 1;
+                    *fbits = if fw == bw { *bbits } else { b[*fw].get() };
+                    if n == buf.len() {
+                        return n;
+                    }
+                }
+            }
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                let mut n = 0;
+                while !*done && n < buf.len() {
+                    // The front run's values up to its end (or the back value, in the back
+                    // run) as one ascending fill.
+                    let end = if *fi >= *bi { *bv } else { r[*fi].end() };
+                    let take = (end.saturating_sub(*fv) as usize + 1).min(buf.len() - n);
+                    let first = high | *fv;
+                    for (k, o) in buf[n..n + take].iter_mut().enumerate() {
+                        *o = first + k as u32;
+                    }
+                    n += take;
+                    let last = *fv + take as u32 - 1;
+                    if last < end {
+                        *fv = last + 1;
+                    } else if *fi >= *bi {
+                        *done = true;
+                    } else {
+                        *fi += 1;
+                        *fv = r[*fi].start();
                     }
                 }
                 n
@@ -277,6 +409,24 @@ impl<'a> ContainerIter<'a> {
         }
     }
 }
+
+/// For each byte value, the positions of its set bits in ascending order (the rest 0).
+static BYTE_POSITIONS: [[u8; 8]; 256] = {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut k, mut bit) = (0, 0);
+        while bit < 8 {
+            if b & (1 << bit) != 0 {
+                t[b][k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
 
 impl Iterator for ContainerIter<'_> {
     type Item = u16;

@@ -160,6 +160,42 @@ impl<'a> Iter<'a> {
         &mut buf[..n]
     }
 
+    /// Appends every value left to `out`, container by container, straight into the
+    /// vector: runs as ascending fills, bitsets a word at a time, arrays widened in one
+    /// loop. What `out` held is kept. Grows `out` by at most one container's values at a
+    /// time beyond what it needs.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted((0..100).chain(70_000..70_003), &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// let mut it = bitmap.iter();
+    /// it.advance_to(98);
+    /// let mut out = vec![7];
+    /// it.extend_into(&mut out);
+    /// assert_eq!(out, [7, 98, 99, 70_000, 70_001, 70_002]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn extend_into(&mut self, out: &mut alloc::vec::Vec<u32>) {
+        loop {
+            if let Some((high, it)) = &mut self.front {
+                it.extend_vec(*high, out);
+                self.front = None;
+            }
+            if self.next_front < self.next_back {
+                self.front = Some(self.open(self.next_front));
+                self.next_front += 1;
+                continue;
+            }
+            match self.back.take() {
+                Some(back) => self.front = Some(back),
+                None => return,
+            }
+        }
+    }
+
     /// [`next_many`](Self::next_many), returning the number of values written.
     fn fill_many(&mut self, buf: &mut [u32]) -> usize {
         let mut n = 0;

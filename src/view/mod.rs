@@ -593,15 +593,26 @@ impl<'a> FrozenBitmap<'a> {
         // the first reservation, and growth beyond the bound is amortized.
         let claimed = usize::try_from(self.len()).unwrap_or(usize::MAX);
         let mut out = alloc::vec::Vec::with_capacity(claimed.min(FIRST_RESERVATION));
-        let mut it = self.iter();
-        let mut chunk = [0u32; 256];
-        loop {
-            let n = it.next_many(&mut chunk).len();
-            if n == 0 {
-                return out;
-            }
-            out.extend_from_slice(&chunk[..n]);
-        }
+        self.iter().extend_into(&mut out);
+        out
+    }
+
+    /// Appends the values to `out` in ascending order (keeping what it held), container by
+    /// container straight into the vector: the allocation-free form of
+    /// [`to_vec`](Self::to_vec) when `out` has room.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([3, 1 << 31], &mut buf)?;
+    /// let mut out = Vec::with_capacity(16);
+    /// FrozenBitmap::from_bytes(&buf)?.extend_into(&mut out);
+    /// assert_eq!(out, [3, 1 << 31]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn extend_into(&self, out: &mut alloc::vec::Vec<u32>) {
+        self.iter().extend_into(out);
     }
 
     /// Container `i` with its key (crate-internal access for writers and set operations).
