@@ -35,7 +35,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build a bitmap file from CRoaring-style text files or key<TAB>value lines.
+    /// Build a bitmap file from CRoaring-style text files or `key<TAB>value` lines.
     Build(BuildArgs),
     /// Print a file's header, directory statistics, container kinds and sizes (or one key's),
     /// or a single bitmap's.
@@ -93,7 +93,7 @@ struct BuildArgs {
     /// unnoticed by queries).
     #[arg(long)]
     no_checksums: bool,
-    /// For --from-text-dir: write which file became which key, as key<TAB>path lines.
+    /// For --from-text-dir: write which file became which key, as `key<TAB>path` lines.
     #[arg(long, value_name = "FILE")]
     key_map: Option<PathBuf>,
     /// For --from-tsv: pairs sorted in memory at a time (12 bytes each); larger inputs are
@@ -119,7 +119,7 @@ struct ConvertArgs {
     /// A folder of portable .bin bitmaps; key i = i-th file by name.
     #[arg(long, value_name = "DIR")]
     from_bin_dir: Option<PathBuf>,
-    /// For --from-bin-dir: write which file became which key, as key<TAB>path lines.
+    /// For --from-bin-dir: write which file became which key, as `key<TAB>path` lines.
     #[arg(long, value_name = "FILE", requires = "from_bin_dir")]
     key_map: Option<PathBuf>,
     #[command(flatten)]
@@ -624,7 +624,7 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// key<TAB>value lines in any order → sorted runs of at most `chunk` pairs (on disk when
+/// `key<TAB>value` lines in any order → sorted runs of at most `chunk` pairs (on disk when
 /// there is more than one) → merged by key into the file.
 fn build_tsv<W: Write>(path: &Path, chunk: usize, w: &mut FileWriter<W>) -> Result<Tally> {
     let stdin = path == Path::new("-");
