@@ -24,6 +24,11 @@
 //!   deletion vectors, CRoaring `roaring64`, roaring-rs `RoaringTreemap`) and a 64-bit
 //!   frozen format with an indexed directory; [`Writer::write_sorted64`] and
 //!   [`Writer::write_portable_sorted64`] write them.
+//! - Bitmap files (`std`): many bitmaps under `u64` keys in one file. `FileWriter::create`
+//!   writes one atomically (a temporary file renamed over the target on `commit`), each
+//!   bitmap with a CRC32C by default; `BitmapFile::open` maps it and checks its footer and
+//!   directory in O(keys); `get` opens one bitmap in place and `get_verified` also checks
+//!   its CRC32C.
 //!
 //! # Example
 //!
