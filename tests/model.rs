@@ -299,3 +299,79 @@ proptest! {
         prop_assert!(got.iter().eq(s.range(lo..)));
     }
 }
+
+/// The maximal runs of consecutive values of a sorted set.
+fn model_ranges(s: &BTreeSet<u32>) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for &v in s {
+        match out.last_mut() {
+            Some((_, e)) if e.checked_add(1) == Some(v) => *e = v,
+            _ => out.push((v, v)),
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: if std::env::var_os("CI").is_some() { 64 } else { 256 }, ..ProptestConfig::default() })]
+
+    /// `next_range` and `next_range_back` give the model's maximal runs (never two that
+    /// touch), from both ends, mixed with single steps, in both formats.
+    #[test]
+    fn next_range_gives_maximal_runs_from_both_ends(
+        s in set(), steps in prop::collection::vec(0u8..4, 0..40), portable in any::<bool>(),
+    ) {
+        let bytes = if portable {
+            let mut out = Vec::new();
+            Writer::new().write_portable_sorted(s.iter().copied(), &mut out).unwrap();
+            out
+        } else {
+            encode(&s)
+        };
+        let bm = FrozenBitmap::from_bytes_strict(&bytes).unwrap();
+        let ranges = model_ranges(&s);
+        let got: Vec<(u32, u32)> =
+            std::iter::from_fn({ let mut it = bm.iter(); move || it.next_range() })
+                .map(|r| (*r.start(), *r.end()))
+                .collect();
+        prop_assert_eq!(&got, &ranges);
+        let mut back: Vec<(u32, u32)> =
+            std::iter::from_fn({ let mut it = bm.iter(); move || it.next_range_back() })
+                .map(|r| (*r.start(), *r.end()))
+                .collect();
+        back.reverse();
+        prop_assert_eq!(&back, &ranges);
+        // Mixed: the model is a deque of values; a range taken from the front is the
+        // longest consecutive prefix, from the back the longest consecutive suffix.
+        let mut model: std::collections::VecDeque<u32> = s.iter().copied().collect();
+        let mut it = bm.iter();
+        for step in steps {
+            match step {
+                0 => {
+                    let want = model.front().map(|&a| {
+                        let mut b = a;
+                        while b < u32::MAX && model.get((b - a) as usize + 1) == Some(&(b + 1)) { b += 1; }
+                        (a, b)
+                    });
+                    let got = it.next_range().map(|r| (*r.start(), *r.end()));
+                    prop_assert_eq!(got, want);
+                    if let Some((a, b)) = want { for _ in a..=b { model.pop_front(); } }
+                }
+                1 => {
+                    let n = model.len();
+                    let want = model.back().map(|&b| {
+                        let mut a = b;
+                        while a > 0 && n > (b - a) as usize + 1 && model.get(n - 2 - (b - a) as usize) == Some(&(a - 1)) { a -= 1; }
+                        (a, b)
+                    });
+                    let got = it.next_range_back().map(|r| (*r.start(), *r.end()));
+                    prop_assert_eq!(got, want);
+                    if let Some((a, b)) = want { for _ in a..=b { model.pop_back(); } }
+                }
+                2 => prop_assert_eq!(it.next(), model.pop_front()),
+                _ => prop_assert_eq!(it.next_back(), model.pop_back()),
+            }
+        }
+        prop_assert!(it.eq(model.into_iter()));
+    }
+}

@@ -301,6 +301,98 @@ impl<'a> ContainerIter<'a> {
         }
     }
 
+    /// If the front value is `v`: takes it and every value after it that continues it by
+    /// one, and returns the last; else takes nothing and returns `None`. O(1) per run for
+    /// run containers, one value at a time otherwise.
+    pub(crate) fn take_run_front(&mut self, v: u16) -> Option<u16> {
+        if let ContainerIter::Run {
+            r,
+            fi,
+            fv,
+            bi,
+            bv,
+            done,
+        } = self
+        {
+            if *done || *fv != u32::from(v) {
+                return None;
+            }
+            loop {
+                let end = if *fi >= *bi { *bv } else { r[*fi].end() }.max(*fv);
+                if *fi >= *bi {
+                    *done = true;
+                    return Some(end as u16);
+                }
+                *fi += 1;
+                *fv = r[*fi].start();
+                // Runs that touch (not written so, but valid input) continue the stretch.
+                if *fv != end + 1 {
+                    return Some(end as u16);
+                }
+            }
+        }
+        let mut probe = self.clone();
+        if probe.next() != Some(v) {
+            return None;
+        }
+        *self = probe;
+        let mut last = v;
+        while last < u16::MAX {
+            let mut probe = self.clone();
+            if probe.next() != Some(last + 1) {
+                break;
+            }
+            *self = probe;
+            last += 1;
+        }
+        Some(last)
+    }
+
+    /// If the back value is `v`: takes it and every value before it that continues it
+    /// downwards by one, and returns the first; else takes nothing and returns `None`.
+    pub(crate) fn take_run_back(&mut self, v: u16) -> Option<u16> {
+        if let ContainerIter::Run {
+            r,
+            fi,
+            fv,
+            bi,
+            bv,
+            done,
+        } = self
+        {
+            if *done || *bv != u32::from(v) {
+                return None;
+            }
+            loop {
+                let start = if *bi <= *fi { *fv } else { r[*bi].start() }.min(*bv);
+                if *bi <= *fi {
+                    *done = true;
+                    return Some(start as u16);
+                }
+                *bi -= 1;
+                *bv = r[*bi].end();
+                if *bv + 1 != start {
+                    return Some(start as u16);
+                }
+            }
+        }
+        let mut probe = self.clone();
+        if probe.next_back() != Some(v) {
+            return None;
+        }
+        *self = probe;
+        let mut first = v;
+        while first > 0 {
+            let mut probe = self.clone();
+            if probe.next_back() != Some(first - 1) {
+                break;
+            }
+            *self = probe;
+            first -= 1;
+        }
+        Some(first)
+    }
+
     /// Writes up to `buf.len()` values from the front as `high | low` and returns how many.
     pub(crate) fn fill(&mut self, high: u32, buf: &mut [u32]) -> usize {
         match self {

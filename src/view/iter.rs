@@ -196,6 +196,81 @@ impl<'a> Iter<'a> {
         }
     }
 
+    /// The next range of consecutive values at the front, as long as it goes (across
+    /// containers too): two ranges it returns never touch. O(1) per run of a run
+    /// container; value by value in arrays and bitsets.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([1, 2, 3, 7].into_iter().chain(65_530..70_000), &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// let mut it = bitmap.iter();
+    /// assert_eq!(it.next_range(), Some(1..=3));
+    /// assert_eq!(it.next_range_back(), Some(65_530..=69_999));
+    /// assert_eq!(it.next_range(), Some(7..=7));
+    /// assert_eq!(it.next_range(), None);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn next_range(&mut self) -> Option<core::ops::RangeInclusive<u32>> {
+        let start = self.next()?;
+        let mut end = start;
+        while end < u32::MAX {
+            // Within the front container, as far as the stretch goes.
+            if end & 0xFFFF != 0xFFFF
+                && let Some((high, it)) = &mut self.front
+                && *high == end & !0xFFFF
+                && let Some(last) = it.take_run_front((end + 1) as u16)
+            {
+                end = *high | u32::from(last);
+                continue;
+            }
+            // Into the next container (or the front one, drained): the next value, if it
+            // continues the stretch.
+            let mut probe = self.clone();
+            match probe.next() {
+                Some(v) if v == end + 1 => {
+                    *self = probe;
+                    end = v;
+                }
+                _ => break,
+            }
+        }
+        Some(start..=end)
+    }
+
+    /// The next range of consecutive values at the back, as long as it goes; see
+    /// [`next_range`](Self::next_range).
+    pub fn next_range_back(&mut self) -> Option<core::ops::RangeInclusive<u32>> {
+        let end = self.next_back()?;
+        let mut start = end;
+        while start > 0 {
+            if start & 0xFFFF != 0 {
+                let side = if self.back.is_some() {
+                    &mut self.back
+                } else {
+                    &mut self.front
+                };
+                if let Some((high, it)) = side
+                    && *high == start & !0xFFFF
+                    && let Some(first) = it.take_run_back((start - 1) as u16)
+                {
+                    start = *high | u32::from(first);
+                    continue;
+                }
+            }
+            let mut probe = self.clone();
+            match probe.next_back() {
+                Some(v) if v + 1 == start => {
+                    *self = probe;
+                    start = v;
+                }
+                _ => break,
+            }
+        }
+        Some(start..=end)
+    }
+
     /// [`next_many`](Self::next_many), returning the number of values written.
     fn fill_many(&mut self, buf: &mut [u32]) -> usize {
         let mut n = 0;
