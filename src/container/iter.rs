@@ -331,21 +331,34 @@ impl<'a> ContainerIter<'a> {
                 }
             }
         }
-        let mut probe = self.clone();
-        if probe.next() != Some(v) {
-            return None;
-        }
-        *self = probe;
-        let mut last = v;
-        while last < u16::MAX {
+        self.take_stretch(v, true)
+    }
+
+    /// Arrays and bitsets: takes `v` and the values that continue it (upwards if
+    /// `forward`, else downwards) one at a time from that end, each first tried on a copy
+    /// of the cursor; returns the last value taken.
+    fn take_stretch(&mut self, v: u16, forward: bool) -> Option<u16> {
+        let mut want = Some(v);
+        let mut taken = None;
+        while let Some(w) = want {
             let mut probe = self.clone();
-            if probe.next() != Some(last + 1) {
+            let got = if forward {
+                probe.next()
+            } else {
+                probe.next_back()
+            };
+            if got != Some(w) {
                 break;
             }
             *self = probe;
-            last += 1;
+            taken = Some(w);
+            want = if forward {
+                w.checked_add(1)
+            } else {
+                w.checked_sub(1)
+            };
         }
-        Some(last)
+        taken
     }
 
     /// If the back value is `v`: takes it and every value before it that continues it
@@ -376,21 +389,7 @@ impl<'a> ContainerIter<'a> {
                 }
             }
         }
-        let mut probe = self.clone();
-        if probe.next_back() != Some(v) {
-            return None;
-        }
-        *self = probe;
-        let mut first = v;
-        while first > 0 {
-            let mut probe = self.clone();
-            if probe.next_back() != Some(first - 1) {
-                break;
-            }
-            *self = probe;
-            first -= 1;
-        }
-        Some(first)
+        self.take_stretch(v, false)
     }
 
     /// Writes up to `buf.len()` values from the front as `high | low` and returns how many.

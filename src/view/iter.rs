@@ -184,16 +184,22 @@ impl<'a> Iter<'a> {
                 it.extend_vec(*high, out);
                 self.front = None;
             }
-            if self.next_front < self.next_back {
-                self.front = Some(self.open(self.next_front));
-                self.next_front += 1;
-                continue;
-            }
-            match self.back.take() {
-                Some(back) => self.front = Some(back),
-                None => return,
+            if !self.open_next_front() {
+                return;
             }
         }
+    }
+
+    /// Puts the next container at the front (the next unopened one, else the back one,
+    /// taken over); `false` if none is left. The front must be empty.
+    fn open_next_front(&mut self) -> bool {
+        if self.next_front < self.next_back {
+            self.front = Some(self.open(self.next_front));
+            self.next_front += 1;
+            return true;
+        }
+        self.front = self.back.take();
+        self.front.is_some()
     }
 
     /// The next range of consecutive values at the front, as long as it goes (across
@@ -282,15 +288,8 @@ impl<'a> Iter<'a> {
                 }
                 self.front = None;
             }
-            if self.next_front < self.next_back {
-                self.front = Some(self.open(self.next_front));
-                self.next_front += 1;
-                continue;
-            }
-            // Only the back container (if any) is left: take it over at the front.
-            match self.back.take() {
-                Some(back) => self.front = Some(back),
-                None => break,
+            if !self.open_next_front() {
+                break;
             }
         }
         n
