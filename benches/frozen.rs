@@ -772,8 +772,8 @@ fn bench_algebra(c: &mut Criterion, d: &Dataset, p: &'static Prepared) {
             black_box(ours());
         });
         g.bench_function(format!("{op}/frozen-roaring"), |b| b.iter(&mut ours));
-        // CRoaring right after ours: this machine's speed drifts over seconds, so the two
-        // are measured as close together as criterion allows.
+        // CRoaring right after ours, so that the two are measured as close together as
+        // criterion allows (shared machines drift over seconds; see BENCHMARKS.md).
         let mut cr = || {
             let mut total = 0u64;
             for pair in cr_views.windows(2) {
