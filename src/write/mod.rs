@@ -1,7 +1,7 @@
 //! [`Writer`]: encodes bitmaps in the frozen format with reusable buffers.
 
-pub(crate) mod encode;
 mod builder;
+pub(crate) mod encode;
 mod portable;
 #[cfg(feature = "roaring")]
 mod roaring_rs;

@@ -48,7 +48,11 @@ pub(super) fn and_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
 
 /// Appends the values of `a` whose bit in `b` is `KEEP`, without a branch per value.
 #[inline(always)]
-pub(super) fn filter_by_bits<const KEEP: bool>(a: &[U16], b: &BitsetLE, out: &mut alloc::vec::Vec<u16>) {
+pub(super) fn filter_by_bits<const KEEP: bool>(
+    a: &[U16],
+    b: &BitsetLE,
+    out: &mut alloc::vec::Vec<u16>,
+) {
     let start = out.len();
     out.resize(start + a.len(), 0);
     let dst = &mut out[start..];
@@ -163,7 +167,11 @@ pub(super) fn merge_aa<const A: bool, const BOTH: bool, const B: bool>(
 /// Values of `a` inside (`IN`) or outside the runs `r`: each run's bounds are found in `a`
 /// by galloping from the previous one, and the stretches kept are copied in bulk.
 #[inline(always)]
-pub(super) fn filter_by_runs<const IN: bool>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::Vec<u16>) {
+pub(super) fn filter_by_runs<const IN: bool>(
+    a: &[U16],
+    r: &[RunLE],
+    out: &mut alloc::vec::Vec<u16>,
+) {
     let copy = crate::cast::extend_native;
     if r.len() > RUNS_GALLOP_RATIO * a.len() {
         // Many more runs than values (census-income_srt: 4 values against 1055 runs):

@@ -18,7 +18,11 @@ pub(super) const DENSE_GAP: usize = 32;
 /// Sparser arrays are taken in order, which costs fewer instructions (BENCHMARKS.md,
 /// design decisions: `DENSE_GAP`).
 #[inline(always)]
-pub(super) fn set_values<const STREAMS: usize>(bits: &mut [u64; BITSET_WORDS], a: &[U16], op: BitOp) {
+pub(super) fn set_values<const STREAMS: usize>(
+    bits: &mut [u64; BITSET_WORDS],
+    a: &[U16],
+    op: BitOp,
+) {
     const { assert!(STREAMS == 2 || STREAMS == 4) };
     if let Some(bmi2) = crate::simd::Bmi2::detect() {
         set_values_by::<STREAMS>(bits, a, |bits, v| {

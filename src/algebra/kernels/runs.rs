@@ -343,7 +343,11 @@ impl RunAcc<'_> {
 /// `max` runs, the most the operation can give from well-formed inputs (one per input
 /// run); any beyond, possible only from a corrupt payload, are dropped.
 #[inline(always)]
-pub(super) fn with_runs(out: &mut alloc::vec::Vec<(u16, u16)>, max: usize, f: impl FnOnce(&mut RunAcc<'_>)) {
+pub(super) fn with_runs(
+    out: &mut alloc::vec::Vec<(u16, u16)>,
+    max: usize,
+    f: impl FnOnce(&mut RunAcc<'_>),
+) {
     with_room(
         out,
         max,
