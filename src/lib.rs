@@ -127,7 +127,13 @@ extern crate std;
 
 #[cfg(feature = "alloc")]
 mod algebra;
+#[cfg(feature = "alloc")]
+mod bits;
+#[cfg(feature = "alloc")]
+mod buf;
 mod cast;
+#[cfg(feature = "alloc")]
+mod encode;
 #[allow(unsafe_code)]
 #[macro_use]
 mod simd;
@@ -146,7 +152,7 @@ mod write;
 mod tests;
 
 #[cfg(feature = "alloc")]
-pub use algebra::FrozenBitmapBuf;
+pub use buf::FrozenBitmapBuf;
 pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, BitmapFile, FileIter, FileWriter};

@@ -256,7 +256,7 @@ fn kinds_of(
         *w = U64::new(w.get() | 1 << (v & 63));
     }
     let mut runs = Vec::new();
-    crate::write::encode::array_runs(lows, |s, e| {
+    crate::encode::array_runs(lows, |s, e| {
         runs.push(RunLE {
             start: U16::new(s),
             len_minus_one: U16::new(e - s),
@@ -373,7 +373,7 @@ fn accelerated_set_kernels_match_scalar() {
     let _guard = FORCE.lock();
     use crate::algebra::{Op, kernels, scratch::Scratch};
     use crate::container::Container;
-    use crate::write::encode::Encoder;
+    use crate::encode::Encoder;
     let mut sets: Vec<Vec<u16>> = (0..8u64)
         .map(|seed| random_lows(seed, [5, 300, 4000, 9000][seed as usize % 4]))
         .collect();
@@ -486,7 +486,7 @@ fn accelerated_set_kernels_match_scalar() {
                     s.bits.fill(!0);
                     let card = into(xb, y, &mut s.bits);
                     s.set_bits_counted(card);
-                    assert_eq!(card, crate::write::encode::bitset_card(&s.bits, |w| w));
+                    assert_eq!(card, crate::bits::bitset_card(&s.bits, |w| w));
                     same_as_bitset_path(
                         &mut s,
                         op,
@@ -654,9 +654,8 @@ fn run_count_cap_matches_the_canonical_choice() {
 /// with more than 4 and more than 8 boundaries, sparse words with boundaries on both ends.
 #[test]
 fn bitset_extraction_matches_the_values() {
-    use crate::write::encode::{
-        array_runs, bitset_card, bitset_runs_capped, bitset_runs_into, packed_runs_into,
-    };
+    use crate::bits::{bitset_card, bitset_runs_capped};
+    use crate::encode::{array_runs, bitset_runs_into, packed_runs_into};
     let mut sets: Vec<Vec<u16>> = alloc::vec![
         alloc::vec![0, 65535],
         (0..10).chain(65530..=65535).collect(),
@@ -793,7 +792,7 @@ fn cap(level: u8) {
 fn run_kernels_match_the_bitset_path() {
     use crate::algebra::{Op, kernels, scratch::Scratch};
     use crate::container::Container;
-    use crate::write::encode::Encoder;
+    use crate::encode::Encoder;
     let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     let sets: Vec<Vec<u16>> = (0..60)
         .map(|_| {
@@ -852,7 +851,7 @@ fn run_kernels_match_the_bitset_path() {
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn array_run_counts_and_conversion_match_the_values() {
-    use crate::write::encode::{array_runs, array_runs_into};
+    use crate::encode::{array_runs, array_runs_into};
     let _guard = FORCE.lock();
     let mut sets: Vec<Vec<u16>> = alloc::vec![
         alloc::vec![],
@@ -983,8 +982,8 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn wide_run_fill_matches_the_scalar_fill() {
+    use crate::bits::fill_bits;
     use crate::cast::{BITSET_WORDS, RunLE, U16};
-    use crate::write::encode::fill_bits;
     let mut wide_used = false;
     for seed in 0..300u64 {
         let mut next = xorshift(seed);
@@ -1049,7 +1048,7 @@ fn wide_run_fill_matches_the_scalar_fill() {
         let mut expected: [u64; BITSET_WORDS] = start[..].try_into().unwrap();
         let mut expected_cleared = 0u32;
         for r in &runs {
-            crate::write::encode::run_words(r.start() as u16, r.end() as u16, |w, m| {
+            crate::bits::run_words(r.start() as u16, r.end() as u16, |w, m| {
                 expected_cleared += (expected[w] & m).count_ones();
                 expected[w] &= !m;
             });
@@ -1062,7 +1061,7 @@ fn wide_run_fill_matches_the_scalar_fill() {
             crate::simd::has_fill_runs_wide() && runs.len() >= 8
         );
         for r in &runs[done..] {
-            cleared += crate::write::encode::clear_bits(&mut got, r.start() as u16, r.end() as u16);
+            cleared += crate::bits::clear_bits(&mut got, r.start() as u16, r.end() as u16);
         }
         assert!(got == expected, "seed {seed}: cleared bits");
         assert_eq!(cleared, expected_cleared, "seed {seed}");
@@ -1085,7 +1084,7 @@ fn deferred_fill_flushes_when_full() {
         .collect();
     let mut expected = [0u64; BITSET_WORDS];
     for r in &runs {
-        crate::write::encode::fill_bits(&mut expected, r.start() as u16, r.end() as u16);
+        crate::bits::fill_bits(&mut expected, r.start() as u16, r.end() as u16);
     }
     let mut got = [0u64; BITSET_WORDS];
     let mut defer = crate::simd::Deferred::new();
@@ -1099,7 +1098,7 @@ fn deferred_fill_flushes_when_full() {
         }
     );
     for r in &runs[done..] {
-        crate::write::encode::fill_bits(&mut got, r.start() as u16, r.end() as u16);
+        crate::bits::fill_bits(&mut got, r.start() as u16, r.end() as u16);
     }
     defer.flush(&mut got);
     assert!(got == expected);

@@ -6,8 +6,8 @@ use alloc::vec::Vec;
 
 use crate::cast::{self, BITSET_WORDS};
 use crate::container::Container;
+use crate::encode::{self, Encoder};
 use crate::format::{ContainerKind, canonical_kind, max_canonical_runs, plain_kind};
-use crate::write::encode::{self, Encoder};
 
 /// Which buffer holds the container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,7 +107,7 @@ impl Scratch {
     /// emitted with canonical kinds, and only as far as the choice of kind needs).
     #[inline(always)] // compiled into each CPU level's copy of the kernels
     pub(crate) fn set_bits(&mut self) {
-        let card = encode::bitset_card(&self.bits, |w| w);
+        let card = crate::bits::bitset_card(&self.bits, |w| w);
         self.set_bits_counted(card);
     }
 
@@ -291,7 +291,7 @@ impl Scratch {
             }
             (Repr::Runs, ContainerKind::Bitset) => {
                 for &(s, e) in &self.runs {
-                    encode::fill_bits(&mut self.bits2, s, e);
+                    crate::bits::fill_bits(&mut self.bits2, s, e);
                 }
                 cast::extend_u64s(out, &self.bits2[..]);
                 self.bits2.fill(0);

@@ -3,7 +3,7 @@
 
 use super::Container;
 use crate::cast::{BitsetLE, RunLE, U16};
-use crate::view::Located;
+use crate::container::Located;
 
 /// Size ratio above which array ∩ array gallops through the larger array.
 const GALLOP_RATIO: usize = 16;
@@ -31,7 +31,7 @@ pub(crate) fn intersection_len_impl(a: Container<'_>, b: Container<'_>) -> u64 {
 
 /// `|a ∩ b|` of two containers where they lie: one match on the pair of kinds (see
 /// [`Located`]). A payload the bytes do not hold counts as empty, as
-/// [`Directory::container`](crate::view::dir::Directory::container) makes it.
+/// [`Located::container`] makes it.
 #[inline(always)]
 pub(crate) fn intersection_len_located(a: Located<'_>, b: Located<'_>) -> u64 {
     match ((a.code & 3) << 2) | (b.code & 3) {

@@ -3,7 +3,10 @@
 
 pub(crate) mod count;
 pub(crate) mod iter;
+mod located;
 pub(crate) mod validate;
+
+pub(crate) use located::Located;
 
 use crate::cast::{BitsetLE, RunLE, U16};
 use crate::format::ContainerKind;

@@ -69,7 +69,7 @@ pub(crate) fn intersect_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>
 /// The maximal runs of consecutive values in `values` (sorted `u16`s): one plus the
 /// number of values that are not their predecessor plus one (0 for none). With AVX2,
 /// 16 neighbours are compared per step and the breaks counted from the compare mask;
-/// else [`crate::write::encode::count_slice_runs`].
+/// else [`crate::bits::count_slice_runs`].
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn count_runs_u16(values: &[U16]) -> u32 {
@@ -80,7 +80,7 @@ pub(crate) fn count_runs_u16(values: &[U16]) -> u32 {
         // SAFETY: `has_v3` confirmed AVX2 and POPCNT on this CPU.
         return unsafe { kernels::count_runs_u16_capped(values, u32::MAX) };
     }
-    crate::write::encode::count_slice_runs(values, |v| v.get())
+    crate::bits::count_slice_runs(values, |v| v.get())
 }
 
 /// [`count_runs_u16`] as far as a canonical kind needs: exact when the runs are at most
@@ -102,14 +102,14 @@ pub(crate) fn count_runs_u16_capped(values: &[U16], cap: u32) -> u32 {
         return unsafe { kernels::count_runs_u16_capped(values, cap) };
     }
     let _ = cap;
-    crate::write::encode::count_slice_runs(values, |v| v.get())
+    crate::bits::count_slice_runs(values, |v| v.get())
 }
 
 /// Writes the boundaries of the maximal runs of `values` into `dst`, 32 values per step
 /// with AVX-512 (see `kernels::array_runs_u16_wide`): each run's first value, then one
 /// past its last (wrapping to 0 after 65535), as [`bitset_positions`] writes a bitset's;
 /// returns how many it wrote, fewer if `dst` is too short.
-/// [`crate::write::encode::array_runs_into`] turns them into runs. `None` (nothing written)
+/// the encoder's `array_runs_into` turns them into runs. `None` (nothing written)
 /// if the CPU lacks the features or `values` is short, where the caller's scalar loop is as
 /// fast as the call.
 #[cfg(feature = "alloc")]

@@ -13,7 +13,7 @@ use crate::cast::U16;
 /// the words with a bit are first packed with their indices, 8 words per step, then
 /// each one's positions are compressed out of a vector of all 64 and stored at once, with
 /// no branch per word or per bit. Returns how many were written, stopping early where
-/// `dst` has fewer than 64 slots past them (as [`crate::write::encode::flatten`] does), or
+/// `dst` has fewer than 64 slots past them (as the encoder's `flatten` does), or
 /// `None` if the CPU lacks the features or `bytes` is not 8,192 long.
 #[cfg(feature = "alloc")]
 #[inline]

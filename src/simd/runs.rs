@@ -10,7 +10,7 @@ use crate::cast::U16;
 /// Sets the bits of the leading short runs of a run container in `bits`, eight runs a
 /// vector with AVX-512: a run within one word (most, where runs are short) becomes a
 /// word index and a mask in the vector, then one read-modify-write of that word; a run
-/// across words is set by [`crate::write::encode::fill_bits`]. It stops after the first
+/// across words is set by [`crate::bits::fill_bits`]. It stops after the first
 /// eight runs of which fewer than five are within a word (long runs: the scalar fill is
 /// as fast) or before the last `runs.len() % 8`. Returns how many runs it set, from the
 /// first: 0 if the CPU lacks the features; the caller sets the rest. A run that ends past
@@ -30,7 +30,7 @@ pub(crate) fn fill_runs_wide(
     0
 }
 
-/// The start of [`filter_by_runs`](crate::algebra::kernels)' merge, 32 values a step with
+/// The start of the set-algebra kernel `filter_by_runs`' merge, 32 values a step with
 /// AVX-512: the values of the sorted array `a` inside (`IN`) or outside the runs `r` are
 /// written to `dst` from index 0 on. Each step compares the next 32 values with the
 /// current run and keeps those inside it (or those before it); it moves on to the next 32
@@ -238,7 +238,7 @@ mod kernels {
             for (&w, &m) in words.iter().zip(&masks) {
                 let word = &mut bits[w as usize & (crate::cast::BITSET_WORDS - 1)];
                 if CLEAR {
-                    *cleared += crate::write::encode::clear_word(word, m);
+                    *cleared += crate::bits::clear_word(word, m);
                 } else {
                     *word |= m;
                 }
@@ -248,9 +248,9 @@ mod kernels {
                 let r = &chunk[across.trailing_zeros() as usize];
                 let (st, en) = (r.start() as u16, r.end() as u16);
                 if CLEAR {
-                    *cleared += crate::write::encode::clear_bits(bits, st, en);
+                    *cleared += crate::bits::clear_bits(bits, st, en);
                 } else {
-                    crate::write::encode::fill_bits(bits, st, en);
+                    crate::bits::fill_bits(bits, st, en);
                 }
                 across &= across - 1;
             }
@@ -328,7 +328,7 @@ mod kernels {
             let mut across = !short;
             while across != 0 {
                 let r = &chunk[across.trailing_zeros() as usize];
-                crate::write::encode::fill_bits(bits, r.start() as u16, r.end() as u16);
+                crate::bits::fill_bits(bits, r.start() as u16, r.end() as u16);
                 across &= across - 1;
             }
             done += 8;

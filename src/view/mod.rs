@@ -7,9 +7,9 @@ mod setops;
 
 pub use iter::Iter;
 
+pub(crate) use dir::Directory;
 #[cfg(feature = "alloc")]
 pub(crate) use dir::common_keys;
-pub(crate) use dir::{Directory, Located};
 
 use core::fmt;
 use core::ops::{Bound, RangeBounds};

@@ -28,7 +28,7 @@ impl Builder<'_> {
     /// ignored and the builder stays usable.
     #[inline]
     pub fn push(&mut self, value: u32) -> Result<(), Error> {
-        self.writer.enc.push(value)
+        self.writer.ops.enc.push(value)
     }
 
     /// Adds every value of `values`, stopping at the first that is out of order.
@@ -37,7 +37,7 @@ impl Builder<'_> {
     ///
     /// As [`push`](Self::push).
     pub fn extend<I: IntoIterator<Item = u32>>(&mut self, values: I) -> Result<(), Error> {
-        self.writer.enc.extend(values)
+        self.writer.ops.enc.extend(values)
     }
 
     /// Adds every value of `range` (all greater than the previous value): whole words of
@@ -60,12 +60,15 @@ impl Builder<'_> {
     /// `NotAscending` if the range is empty or does not start above the previous value; the
     /// builder then stays as it was.
     pub fn push_range(&mut self, range: core::ops::RangeInclusive<u32>) -> Result<(), Error> {
-        self.writer.enc.extend_range(*range.start(), *range.end())
+        self.writer
+            .ops
+            .enc
+            .extend_range(*range.start(), *range.end())
     }
 
     /// The number of values pushed so far.
     pub fn len(&self) -> u64 {
-        self.writer.enc.count()
+        self.writer.ops.enc.count()
     }
 
     /// Whether no value was pushed yet.
@@ -76,8 +79,8 @@ impl Builder<'_> {
     /// Appends the bitmap to `out` (padded as in [`Writer::write_sorted`]) and returns its
     /// byte range.
     pub fn finish(self, out: &mut Vec<u8>) -> Range<usize> {
-        self.writer.enc.close();
-        self.writer.finish_vec(out)
+        self.writer.ops.enc.close();
+        self.writer.ops.enc.finish_vec(out)
     }
 
     /// Writes the bitmap into the start of `buf` and returns its length.
@@ -98,7 +101,7 @@ impl Builder<'_> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn finish_to_slice(self, buf: &mut [u8]) -> Result<usize, Error> {
-        self.writer.enc.close();
-        self.writer.finish_slice(buf)
+        self.writer.ops.enc.close();
+        self.writer.ops.enc.finish_slice(buf)
     }
 }

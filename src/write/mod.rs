@@ -1,22 +1,22 @@
 //! [`Writer`]: encodes bitmaps in the frozen format with reusable buffers.
 
 mod builder;
-pub(crate) mod encode;
+
+mod ops;
 mod portable;
 #[cfg(feature = "roaring")]
 mod roaring_rs;
-mod setops;
 mod wide;
 
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use crate::checksum::crc32c;
-use crate::error::{Error, ErrorKind};
+use crate::algebra::Engine;
+use crate::encode::layout::{Encoded, Viewed, emit, layout_size, pad};
+use crate::error::Error;
 use crate::format::*;
 use crate::view::{Format, FrozenBitmap};
 pub use builder::Builder;
-use encode::{Encoder, Meta};
 
 /// Writes bitmaps in the frozen format.
 ///
@@ -41,31 +41,14 @@ use encode::{Encoder, Meta};
 /// # Ok::<(), frozen_roaring::Error>(())
 /// ```
 pub struct Writer {
-    checksum: bool,
-    enc: Encoder,
+    /// The encoder, with the set-algebra scratch around it.
+    ops: Engine,
     #[cfg(feature = "std")]
     staging: Vec<u8>,
     /// Buckets of a 64-bit frozen bitmap, written before their directory is known.
     stage64: Vec<u8>,
     /// `(key, offset in stage64, cumulative count)` per bucket.
     dir64: Vec<(u32, u64, u64)>,
-    /// The result container of a set operation under construction.
-    scratch: crate::algebra::scratch::Scratch,
-    /// Inputs of a many-way operation (emptied between calls; only the allocation stays).
-    views: Vec<FrozenBitmap<'static>>,
-    /// Per-input container positions of a many-way operation.
-    cursors: Vec<usize>,
-    /// Inputs holding the current key in a many-way union.
-    hits: Vec<usize>,
-    /// The containers of the current keys of a many-way union, with their cardinalities
-    /// (emptied between calls; only the allocation stays).
-    entries: Vec<(crate::container::Container<'static>, u32)>,
-    /// Per-key counts, then positions, of the containers of a many-way union.
-    counts: Vec<u32>,
-    /// `(next key, input)` of each input of a many-way union with sparse keys, as a heap.
-    heap: Vec<core::cmp::Reverse<(u16, u32)>>,
-    /// Whether the last frozen bitmap written had a bitset container.
-    last_bitset: bool,
 }
 
 impl Default for Writer {
@@ -77,180 +60,8 @@ impl Default for Writer {
 impl core::fmt::Debug for Writer {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Writer")
-            .field("checksum", &self.checksum)
+            .field("checksum", &self.ops.enc.checksum)
             .finish_non_exhaustive()
-    }
-}
-
-/// Where a container's payload comes from when a bitmap is laid out.
-trait Containers {
-    fn n(&self) -> usize;
-    /// Key, kind, cardinality and payload bytes of container `i`. For a run container the
-    /// bytes are the runs only; the run count before them is written by `emit`.
-    fn get(&self, i: usize) -> (u16, ContainerKind, u32, &[u8]);
-}
-
-/// Bytes a payload takes in the frozen format (runs get their count in front).
-#[inline]
-fn stored_len(kind: ContainerKind, payload: &[u8]) -> usize {
-    payload.len() + if kind == ContainerKind::Run { 2 } else { 0 }
-}
-
-struct Encoded<'a>(&'a Encoder);
-
-impl Containers for Encoded<'_> {
-    fn n(&self) -> usize {
-        self.0.metas.len()
-    }
-    #[inline]
-    fn get(&self, i: usize) -> (u16, ContainerKind, u32, &[u8]) {
-        let Meta {
-            key,
-            kind,
-            card,
-            start,
-            len,
-        } = self.0.metas[i];
-        (key, kind, card, &self.0.payload[start..start + len])
-    }
-}
-
-struct Viewed<'a, 'b>(&'b FrozenBitmap<'a>);
-
-impl Containers for Viewed<'_, '_> {
-    fn n(&self) -> usize {
-        self.0.container_count()
-    }
-    #[inline]
-    fn get(&self, i: usize) -> (u16, ContainerKind, u32, &[u8]) {
-        let (key, c) = self.0.container_at(i);
-        let payload = crate::container::payload_bytes(&c);
-        (key, c.kind(), self.0.dir.card(i), payload)
-    }
-}
-
-/// Output targets: a growing `Vec` or a caller's slice (already checked to be large enough).
-trait Sink {
-    fn put(&mut self, bytes: &[u8]);
-    fn zeros(&mut self, n: usize);
-    /// Appends `n` bytes written by `fill` in place.
-    fn fill(&mut self, n: usize, fill: impl FnOnce(&mut [u8]));
-}
-
-impl Sink for Vec<u8> {
-    #[inline]
-    fn put(&mut self, bytes: &[u8]) {
-        crate::cast::extend_bytes(self, bytes);
-    }
-    #[inline]
-    fn zeros(&mut self, n: usize) {
-        self.resize(self.len() + n, 0);
-    }
-    #[inline]
-    fn fill(&mut self, n: usize, fill: impl FnOnce(&mut [u8])) {
-        let start = self.len();
-        self.resize(start + n, 0);
-        fill(&mut self[start..]);
-    }
-}
-
-struct SliceSink<'b> {
-    buf: &'b mut [u8],
-    pos: usize,
-}
-
-impl Sink for SliceSink<'_> {
-    #[inline]
-    fn put(&mut self, bytes: &[u8]) {
-        crate::cast::copy_bytes(&mut self.buf[self.pos..self.pos + bytes.len()], bytes);
-        self.pos += bytes.len();
-    }
-    #[inline]
-    fn zeros(&mut self, n: usize) {
-        self.buf[self.pos..self.pos + n].fill(0);
-        self.pos += n;
-    }
-    #[inline]
-    fn fill(&mut self, n: usize, fill: impl FnOnce(&mut [u8])) {
-        fill(&mut self.buf[self.pos..self.pos + n]);
-        self.pos += n;
-    }
-}
-
-/// Size of the bitmap laid out from `src`, and whether it holds a bitset.
-fn layout_size<C: Containers>(src: &C, checksum: bool) -> (usize, bool) {
-    let mut pos = payload_start(src.n());
-    let mut has_bitset = false;
-    for i in 0..src.n() {
-        let (_, kind, _, payload) = src.get(i);
-        has_bitset |= kind == ContainerKind::Bitset;
-        pos = align_up(pos, kind.align()) + stored_len(kind, payload);
-    }
-    (pos + if checksum { TRAILER_LEN } else { 0 }, has_bitset)
-}
-
-/// The header of a bitmap of `n` containers and `total` bytes.
-fn header(n: usize, total: usize, checksum: bool) -> [u8; HEADER_LEN] {
-    let mut header = [0u8; HEADER_LEN];
-    header[..4].copy_from_slice(&MAGIC);
-    header[4] = VERSION;
-    header[5] = if checksum { FLAG_CRC } else { 0 };
-    header[8..12].copy_from_slice(&(n as u32).to_le_bytes());
-    header[12..16].copy_from_slice(&(total as u32).to_le_bytes());
-    header
-}
-
-/// Writes the four directory arrays of `n` containers into `dir` (`12 n` bytes) in one
-/// pass; `entry(i)` gives container `i`'s key, kind, cardinality and payload length (for
-/// runs, without the run count). Payload offsets follow the layout: from the end of the
-/// directory, each payload aligned for its kind.
-fn fill_directory(
-    dir: &mut [u8],
-    n: usize,
-    entry: impl Fn(usize) -> (u16, ContainerKind, u32, usize),
-) {
-    let (keys, rest) = dir.split_at_mut(2 * n);
-    let (cards, rest) = rest.split_at_mut(2 * n);
-    let (descs, cums) = rest.split_at_mut(4 * n);
-    let mut pos = payload_start(n);
-    let mut cum = 0u32;
-    let fields = keys
-        .chunks_exact_mut(2)
-        .zip(cards.chunks_exact_mut(2))
-        .zip(descs.chunks_exact_mut(4).zip(cums.chunks_exact_mut(4)));
-    for (i, ((key, card), (desc, cum_out))) in fields.enumerate() {
-        let (k, kind, c, len) = entry(i);
-        key.copy_from_slice(&k.to_le_bytes());
-        card.copy_from_slice(&((c - 1) as u16).to_le_bytes());
-        pos = align_up(pos, kind.align());
-        desc.copy_from_slice(&(((pos as u32) << 2) | kind.code()).to_le_bytes());
-        pos += len + if kind == ContainerKind::Run { 2 } else { 0 };
-        cum_out.copy_from_slice(&cum.to_le_bytes());
-        cum = cum.wrapping_add(c);
-    }
-}
-
-/// Writes the bitmap laid out from `src` (of `total` bytes, from `layout_size`) into `sink`;
-/// the trailer is left to the caller.
-fn emit<C: Containers, S: Sink>(src: &C, total: usize, checksum: bool, sink: &mut S) {
-    let n = src.n();
-    sink.put(&header(n, total, checksum));
-    sink.fill(12 * n, |dir| {
-        fill_directory(dir, n, |i| {
-            let (key, kind, card, payload) = src.get(i);
-            (key, kind, card, payload.len())
-        })
-    });
-    let mut pos = payload_start(n);
-    for i in 0..n {
-        let (_, kind, _, payload) = src.get(i);
-        let aligned = align_up(pos, kind.align());
-        sink.zeros(aligned - pos);
-        if kind == ContainerKind::Run {
-            sink.put(&((payload.len() / 4) as u16).to_le_bytes());
-        }
-        sink.put(payload);
-        pos = aligned + stored_len(kind, payload);
     }
 }
 
@@ -258,20 +69,11 @@ impl Writer {
     /// A writer that writes bitmaps without checksum.
     pub fn new() -> Writer {
         Writer {
-            checksum: false,
-            enc: Encoder::new(),
+            ops: Engine::new(),
             #[cfg(feature = "std")]
             staging: Vec::new(),
             stage64: Vec::new(),
             dir64: Vec::new(),
-            scratch: crate::algebra::scratch::Scratch::new(),
-            views: Vec::new(),
-            cursors: Vec::new(),
-            hits: Vec::new(),
-            entries: Vec::new(),
-            counts: Vec::new(),
-            heap: Vec::new(),
-            last_bitset: false,
         }
     }
 
@@ -284,13 +86,13 @@ impl Writer {
     /// assert!(writer.checksum());
     /// ```
     pub fn with_checksum(mut self, checksum: bool) -> Writer {
-        self.checksum = checksum;
+        self.ops.enc.checksum = checksum;
         self
     }
 
     /// Whether this writer adds a checksum.
     pub fn checksum(&self) -> bool {
-        self.checksum
+        self.ops.enc.checksum
     }
 
     /// Sets whether the results of this writer's set operations (`intersection_into`,
@@ -328,14 +130,14 @@ impl Writer {
     ///
     /// [`FrozenBitmap::from_bytes_strict`]: crate::FrozenBitmap::from_bytes_strict
     pub fn with_canonical(mut self, canonical: bool) -> Writer {
-        self.scratch.canonical = canonical;
+        self.ops.set_canonical(canonical);
         self
     }
 
     /// Whether set-operation results get canonical container kinds (see
     /// [`with_canonical`](Self::with_canonical)).
     pub fn canonical(&self) -> bool {
-        self.scratch.canonical
+        self.ops.canonical()
     }
 
     /// Appends the bitmap of `values` (strictly ascending) to `out` and returns its byte
@@ -357,7 +159,7 @@ impl Writer {
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
         self.encode(values)?;
-        Ok(self.finish_vec(out))
+        Ok(self.ops.enc.finish_vec(out))
     }
 
     /// Writes the bitmap of `values` into the start of `buf` and returns its length.
@@ -373,7 +175,7 @@ impl Writer {
         buf: &mut [u8],
     ) -> Result<usize, Error> {
         self.encode(values)?;
-        self.finish_slice(buf)
+        self.ops.enc.finish_slice(buf)
     }
 
     /// Writes the bitmap of `values` to `w` and returns the number of bytes written.
@@ -398,7 +200,7 @@ impl Writer {
         self.encode(values)?;
         let mut staging = core::mem::take(&mut self.staging);
         staging.clear();
-        let range = self.finish_vec(&mut staging);
+        let range = self.ops.enc.finish_vec(&mut staging);
         let result = w
             .write_all(&staging[range.clone()])
             .map_err(|e| Error::io("write", None, e));
@@ -432,7 +234,12 @@ impl Writer {
             sizer.push(v);
             last = v;
         }
-        Ok(sizer.finish() + if self.checksum { TRAILER_LEN } else { 0 })
+        Ok(sizer.finish()
+            + if self.ops.enc.checksum {
+                TRAILER_LEN
+            } else {
+                0
+            })
     }
 
     /// The exact size in bytes of `bitmap` re-encoded by [`write_frozen`](Self::write_frozen).
@@ -446,7 +253,7 @@ impl Writer {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn frozen_size(&self, bitmap: &FrozenBitmap<'_>) -> usize {
-        layout_size(&Viewed(bitmap), self.checksum).0
+        layout_size(&Viewed(bitmap), self.ops.enc.checksum).0
     }
 
     /// Appends `bitmap` re-encoded with this writer's settings (for example to add or drop
@@ -492,21 +299,26 @@ impl Writer {
                 0
             };
             let body = &bitmap.as_bytes()[..parsed.len - had];
-            total = body.len() + if self.checksum { TRAILER_LEN } else { 0 };
-            self.last_bitset = parsed.has_bitset;
+            total = body.len()
+                + if self.ops.enc.checksum {
+                    TRAILER_LEN
+                } else {
+                    0
+                };
+            self.ops.enc.last_bitset = parsed.has_bitset;
             start = pad(out, parsed.has_bitset);
             out.reserve(total);
             crate::cast::extend_bytes(out, body);
         } else {
             let src = Viewed(bitmap);
             let has_bitset;
-            (total, has_bitset) = layout_size(&src, self.checksum);
-            self.last_bitset = has_bitset;
+            (total, has_bitset) = layout_size(&src, self.ops.enc.checksum);
+            self.ops.enc.last_bitset = has_bitset;
             start = pad(out, has_bitset);
             out.reserve(total);
-            emit(&src, total, self.checksum, out);
+            emit(&src, total, self.ops.enc.checksum, out);
         }
-        self.seal(out, start, total);
+        self.ops.enc.seal(out, start, total);
         Ok(start..out.len())
     }
 
@@ -538,7 +350,7 @@ impl Writer {
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
         self.encode(values)?;
-        let src = Encoded(&self.enc);
+        let src = Encoded(&self.ops.enc);
         let start = out.len();
         out.reserve(portable::size(&src));
         portable::emit(&src, out);
@@ -608,13 +420,13 @@ impl Writer {
     /// to 64 bytes).
     #[cfg(feature = "std")]
     pub(crate) fn last_had_bitset(&self) -> bool {
-        self.last_bitset
+        self.ops.enc.last_bitset
     }
 
     /// Values in the bitmap last encoded from values.
     #[cfg(feature = "std")]
     pub(crate) fn encoded_len(&self) -> u64 {
-        self.enc.count()
+        self.ops.enc.count()
     }
 
     /// A push-style builder for values that arrive one at a time. It holds the values of at
@@ -633,128 +445,19 @@ impl Writer {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn builder(&mut self) -> Builder<'_> {
-        self.enc.reset();
+        self.ops.enc.reset();
         Builder { writer: self }
     }
 
     fn encode<I: IntoIterator<Item = u32>>(&mut self, values: I) -> Result<(), Error> {
-        self.enc.reset();
-        if let Err(e) = self.enc.extend(values) {
-            self.enc.reset();
+        self.ops.enc.reset();
+        if let Err(e) = self.ops.enc.extend(values) {
+            self.ops.enc.reset();
             return Err(e);
         }
-        self.enc.close();
+        self.ops.enc.close();
         Ok(())
     }
-
-    /// Writes the encoded bitmap at the end of `out` (after padding).
-    fn finish_vec(&mut self, out: &mut Vec<u8>) -> Range<usize> {
-        let src = Encoded(&self.enc);
-        let (total, has_bitset) = layout_size(&src, self.checksum);
-        self.last_bitset = has_bitset;
-        let start = pad(out, has_bitset);
-        out.reserve(total);
-        emit(&src, total, self.checksum, out);
-        self.seal(out, start, total);
-        start..start + total
-    }
-
-    /// Finishes a bitmap whose payloads the encoder wrote in place, in direct mode, into
-    /// `out[base..]` after room for `n_bound` directory entries. If fewer containers came
-    /// out, the payloads move down to where the smaller directory puts them (positions only
-    /// decrease, so moving them in order never overwrites one not yet moved); then the
-    /// header and directory are written in front. If more came out than the room was made
-    /// for (only from views of bytes that `from_bytes` refuses, opened unchecked: their
-    /// keys need not increase, and the callers' bounds assume they do), all the payloads
-    /// first move up by enough, a multiple of 64 so that bitsets stay aligned.
-    pub(crate) fn finish_direct(
-        &mut self,
-        out: &mut Vec<u8>,
-        base: usize,
-        n_bound: usize,
-    ) -> Range<usize> {
-        let metas = &mut self.enc.metas;
-        let n = metas.len();
-        let has_bitset = metas.iter().any(|m| m.kind == ContainerKind::Bitset);
-        let (need, room) = (payload_start(n), payload_start(n_bound));
-        if need > room {
-            let (shift, end) = (align_up(need - room, BITSET_ALIGN), out.len());
-            out.resize(end + shift, 0);
-            out.copy_within(base + room..end, base + room + shift);
-            for m in metas.iter_mut() {
-                m.start += shift;
-            }
-        }
-        if n != n_bound {
-            let mut pos = payload_start(n);
-            for m in metas.iter_mut() {
-                let prefix = if m.kind == ContainerKind::Run { 2 } else { 0 };
-                let to = base + align_up(pos, m.kind.align());
-                out[base + pos..to].fill(0);
-                out.copy_within(m.start - prefix..m.start + m.len, to);
-                m.start = to + prefix;
-                pos = to - base + prefix + m.len;
-            }
-            out.truncate(base + pos);
-        }
-        let total = out.len() - base + if self.checksum { TRAILER_LEN } else { 0 };
-        out[base..base + HEADER_LEN].copy_from_slice(&header(n, total, self.checksum));
-        let metas = &self.enc.metas;
-        fill_directory(
-            &mut out[base + HEADER_LEN..base + payload_start(n)],
-            n,
-            |i| {
-                let m = &metas[i];
-                (m.key, m.kind, m.card, m.len)
-            },
-        );
-        self.last_bitset = has_bitset;
-        self.seal(out, base, total);
-        base..base + total
-    }
-
-    fn finish_slice(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
-        let src = Encoded(&self.enc);
-        let (total, _) = layout_size(&src, self.checksum);
-        if buf.len() < total {
-            return Err(Error::new(ErrorKind::BufferTooSmall, "output", 0)
-                .values(total as u64, buf.len() as u64));
-        }
-        let body = total - if self.checksum { TRAILER_LEN } else { 0 };
-        emit(
-            &src,
-            total,
-            self.checksum,
-            &mut SliceSink {
-                buf: &mut buf[..body],
-                pos: 0,
-            },
-        );
-        if self.checksum {
-            let crc = crc32c(&buf[..body]);
-            buf[body..total].copy_from_slice(&crc.to_le_bytes());
-        }
-        Ok(total)
-    }
-
-    /// Fixes the header of the bitmap at `out[start..]` for this writer's checksum setting
-    /// and appends the trailer if needed.
-    fn seal(&self, out: &mut Vec<u8>, start: usize, total: usize) {
-        out[start + 5] = if self.checksum { FLAG_CRC } else { 0 };
-        out[start + 12..start + 16].copy_from_slice(&(total as u32).to_le_bytes());
-        if self.checksum {
-            let crc = crc32c(&out[start..]);
-            out.extend_from_slice(&crc.to_le_bytes());
-        }
-        debug_assert_eq!(out.len(), start + total);
-    }
-}
-
-/// Pads `out` to the alignment a bitmap needs and returns where the bitmap starts.
-fn pad(out: &mut Vec<u8>, has_bitset: bool) -> usize {
-    let start = align_up(out.len(), if has_bitset { BITSET_ALIGN } else { 4 });
-    out.resize(start, 0);
-    start
 }
 
 /// Incremental computation of a bitmap's size from its values, with no scratch memory.

@@ -4,7 +4,7 @@
 //! run-flag bitset; `(key, card - 1)` pairs; the offset header unless the stream has runs and
 //! fewer than 4 containers; then the payloads back to back.
 
-use super::{Containers, Sink};
+use crate::encode::layout::{Containers, Sink};
 use crate::error::Error;
 use crate::format::*;
 
@@ -31,7 +31,7 @@ fn how(kind: ContainerKind, card: u32) -> Out {
 fn stored_len(kind: ContainerKind, card: u32, payload: &[u8]) -> usize {
     match how(kind, card) {
         Out::BitsetAsArray => 2 * card as usize,
-        Out::Copy => super::stored_len(kind, payload),
+        Out::Copy => crate::encode::layout::stored_len(kind, payload),
     }
 }
 

@@ -7,8 +7,9 @@ use core::ops::Range;
 
 use roaring::{RoaringBitmap, RoaringTreemap};
 
-use super::encode::Encoder;
-use super::{Encoded, Writer, portable};
+use super::{Writer, portable};
+use crate::encode::Encoder;
+use crate::encode::layout::{Encoded, pad};
 
 /// Encodes `bitmap` into `enc` (closed) from its ranges of consecutive values.
 fn encode(enc: &mut Encoder, bitmap: &RoaringBitmap) {
@@ -37,8 +38,8 @@ impl Writer {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn write_roaring(&mut self, bitmap: &RoaringBitmap, out: &mut Vec<u8>) -> Range<usize> {
-        encode(&mut self.enc, bitmap);
-        self.finish_vec(out)
+        encode(&mut self.ops.enc, bitmap);
+        self.ops.enc.finish_vec(out)
     }
 
     /// Writes a roaring-rs bitmap in the portable format, byte-identical to
@@ -50,8 +51,8 @@ impl Writer {
         bitmap: &RoaringBitmap,
         out: &mut Vec<u8>,
     ) -> Range<usize> {
-        encode(&mut self.enc, bitmap);
-        let src = Encoded(&self.enc);
+        encode(&mut self.ops.enc, bitmap);
+        let src = Encoded(&self.ops.enc);
         let start = out.len();
         out.reserve(portable::size(&src));
         portable::emit(&src, out);

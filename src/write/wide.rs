@@ -4,9 +4,10 @@
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use super::encode::Encoder;
-use super::{Encoded, Writer, portable};
+use super::{Writer, portable};
 use crate::checksum::crc32c;
+use crate::encode::Encoder;
+use crate::encode::layout::{Encoded, pad};
 use crate::error::Error;
 use crate::format::*;
 use crate::view64::{MAGIC64, buckets64_at, offsets64_at};
@@ -97,7 +98,7 @@ fn emit_frozen64(
         align_up(buckets64_at(n), BITSET_ALIGN)
     };
     let total = base + stage.len() + if checksum { TRAILER_LEN } else { 0 };
-    let start = super::pad(out, has_bitset);
+    let start = pad(out, has_bitset);
     out.reserve(total);
     out.extend_from_slice(&MAGIC64);
     out.extend_from_slice(&[VERSION, if checksum { FLAG_CRC } else { 0 }, 0, 0]);
@@ -188,7 +189,7 @@ impl Writer {
         out: &mut Vec<u8>,
         mut next: impl FnMut(&mut Encoder) -> Result<Option<u32>, Error>,
     ) -> Result<Range<usize>, Error> {
-        let checksum = core::mem::replace(&mut self.checksum, false);
+        let checksum = core::mem::replace(&mut self.ops.enc.checksum, false);
         let mut stage = core::mem::take(&mut self.stage64);
         let mut dir = core::mem::take(&mut self.dir64);
         stage.clear();
@@ -196,16 +197,17 @@ impl Writer {
         let (mut len, mut has_bitset) = (0u64, false);
         let mut failed = None;
         loop {
-            match next(&mut self.enc) {
+            match next(&mut self.ops.enc) {
                 Ok(Some(key)) => {
                     has_bitset |= self
+                        .ops
                         .enc
                         .metas
                         .iter()
                         .any(|m| m.kind == ContainerKind::Bitset);
-                    let r = self.finish_vec(&mut stage);
+                    let r = self.ops.enc.finish_vec(&mut stage);
                     dir.push((key, r.start as u64, len));
-                    len += self.enc.count();
+                    len += self.ops.enc.count();
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -214,7 +216,7 @@ impl Writer {
                 }
             }
         }
-        self.checksum = checksum;
+        self.ops.enc.checksum = checksum;
         let result = match failed {
             Some(e) => Err(e),
             None => Ok(emit_frozen64(&dir, &stage, has_bitset, checksum, out)),
@@ -234,10 +236,10 @@ impl Writer {
         out.extend_from_slice(&[0; 8]);
         let mut n = 0u64;
         loop {
-            match next(&mut self.enc) {
+            match next(&mut self.ops.enc) {
                 Ok(Some(key)) => {
                     out.extend_from_slice(&key.to_le_bytes());
-                    let src = Encoded(&self.enc);
+                    let src = Encoded(&self.ops.enc);
                     out.reserve(portable::size(&src));
                     portable::emit(&src, out);
                     n += 1;

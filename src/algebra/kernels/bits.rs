@@ -154,7 +154,7 @@ pub(super) fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
             };
             for x in r {
                 let (st, en) = run(x);
-                cleared += crate::write::encode::clear_bits(bits, st, en);
+                cleared += crate::bits::clear_bits(bits, st, en);
             }
         }
     }

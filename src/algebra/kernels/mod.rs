@@ -6,11 +6,12 @@
 
 use super::Op;
 use super::scratch::{Scratch, joins, push_run};
+use crate::bits::{fill_bits, run_words};
 use crate::cast::{BITSET_WORDS, BitsetLE, RunLE, U16};
 use crate::container::Container;
+use crate::encode::{Encoder, bitset_runs_into};
 use crate::format::{ARRAY_MAX, ContainerKind};
 use crate::simd::BitOp;
-use crate::write::encode::{Encoder, bitset_runs_into, fill_bits, run_words};
 
 mod arrays;
 mod bits;
@@ -259,7 +260,7 @@ crate::simd::dispatch! {
 
 #[inline(always)]
 fn bits_runs_capped_impl(bits: &[u64; BITSET_WORDS], cap: u32) -> u32 {
-    crate::write::encode::bitset_runs_capped(bits, |w| w, cap)
+    crate::bits::bitset_runs_capped(bits, |w| w, cap)
 }
 
 crate::simd::dispatch! {
@@ -288,7 +289,7 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
         // at most 4096 values, possible only in a corrupt or foreign input, becomes values).
         Container::Array(a) if !s.canonical => (plain_kind(a.len() as u32), a.len() as u32, 0),
         Container::Bitset(b) if !s.canonical => {
-            let card = crate::write::encode::bitset_card(b, |w| w.get());
+            let card = crate::bits::bitset_card(b, |w| w.get());
             (plain_kind(card), card, 0)
         }
         Container::Array(a) => {
@@ -298,9 +299,9 @@ fn pass_through_impl(c: Container<'_>, key: u16, enc: &mut Encoder, s: &mut Scra
             (canonical_kind(card, runs), card, runs)
         }
         Container::Bitset(b) => {
-            let card = crate::write::encode::bitset_card(b, |w| w.get());
+            let card = crate::bits::bitset_card(b, |w| w.get());
             let cap = crate::format::max_canonical_runs(card);
-            let runs = crate::write::encode::bitset_runs_capped(b, |w| w.get(), cap);
+            let runs = crate::bits::bitset_runs_capped(b, |w| w.get(), cap);
             let kind = canonical_kind(card, runs);
             // A bitset that is better as runs or values is converted from its own words.
             if card != 0 && kind != ContainerKind::Bitset {
@@ -413,7 +414,7 @@ fn andnot_bitset_into_impl(x: &BitsetLE, c: Container<'_>, bits: &mut [u64; BITS
                 .iter()
                 .map(|x| {
                     let (st, en) = run(x);
-                    crate::write::encode::clear_bits(bits, st, en)
+                    crate::bits::clear_bits(bits, st, en)
                 })
                 .sum();
             card - cleared
@@ -451,7 +452,7 @@ crate::simd::dispatch! {
 
 #[inline(always)]
 fn bits_card_impl(bits: &[u64; BITSET_WORDS]) -> u32 {
-    crate::write::encode::bitset_card(bits, |w| w)
+    crate::bits::bitset_card(bits, |w| w)
 }
 
 #[inline(always)]

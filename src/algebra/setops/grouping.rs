@@ -122,7 +122,7 @@ pub(super) struct Plan {
 
 /// A many-way operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Many {
+pub(crate) enum Many {
     /// Union.
     Or,
     /// Intersection.
@@ -197,7 +197,7 @@ pub(super) fn combine_key(
     emit: bool,
     xor: bool,
     s: &mut Scratch,
-    enc: &mut crate::write::encode::Encoder,
+    enc: &mut crate::encode::Encoder,
 ) -> u64 {
     match *hits {
         [] => return 0,
@@ -305,7 +305,7 @@ pub(super) fn union_in_place(
     key: u16,
     hits: &[(Container<'_>, u32)],
     s: &mut Scratch,
-    enc: &mut crate::write::encode::Encoder,
+    enc: &mut crate::encode::Encoder,
 ) -> Option<u64> {
     bits_in_place(key, s, enc, true, |bits| {
         kernels::or_many_into_bits(hits, bits);
@@ -331,7 +331,7 @@ pub(super) fn union_in_place(
 pub(super) fn bits_in_place(
     key: u16,
     s: &mut Scratch,
-    enc: &mut crate::write::encode::Encoder,
+    enc: &mut crate::encode::Encoder,
     pack_runs: bool,
     fill: impl FnOnce(&mut [u64; crate::cast::BITSET_WORDS]) -> Option<u32>,
 ) -> Option<u64> {
@@ -387,7 +387,7 @@ pub(super) fn bits_in_place(
         (ContainerKind::Run, Some(runs)) => {
             enc.payload.truncate(before);
             let start = enc.begin(ContainerKind::Run, runs as usize);
-            let unpacked = crate::write::encode::packed_runs_into(
+            let unpacked = crate::encode::packed_runs_into(
                 &s.packed,
                 open_end,
                 runs as usize,
@@ -463,7 +463,7 @@ pub(super) fn copy_rest(
     d: &Directory<'_>,
     from: usize,
     s: &mut Scratch,
-    enc: &mut crate::write::encode::Encoder,
+    enc: &mut crate::encode::Encoder,
 ) {
     for i in from..d.n() {
         kernels::pass_through(d.container(i), d.key(i), enc, s);

@@ -1,4 +1,4 @@
-//! The `Writer`'s set operations: results of ∩ ∪ − ⊕ between views (pairwise and many-way),
+//! Set operations between views: results of ∩ ∪ − ⊕ between views (pairwise and many-way),
 //! written in the frozen format with canonical containers (or, `with_canonical(false)`, as
 //! computed) into a caller's buffer, with the writer's reusable scratch: no allocation per
 //! call in steady state.
@@ -7,14 +7,13 @@ use alloc::vec::Vec;
 use core::borrow::Borrow;
 use core::ops::Range;
 
-use super::Writer;
+pub(crate) mod grouping;
 
-mod grouping;
-
-use crate::algebra::Op;
-use crate::algebra::kernels;
-use crate::algebra::scratch::Scratch;
+use super::Op;
+use super::kernels;
+use super::scratch::Scratch;
 use crate::container::{Container, count};
+use crate::encode::Encoder;
 use crate::error::Error;
 use crate::format::{BITSET_ALIGN, payload_start};
 use crate::view::{Directory, FrozenBitmap};
@@ -53,7 +52,7 @@ fn take_away(
 #[inline(always)]
 fn finish_difference(
     s: &mut Scratch,
-    enc: &mut crate::write::encode::Encoder,
+    enc: &mut crate::encode::Encoder,
     d0: &Directory<'_>,
     i: usize,
     found: bool,
@@ -75,87 +74,52 @@ fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
     v.into_iter().filter_map(|_| None).collect()
 }
 
-impl Writer {
-    /// Writes `a ∩ b` (either may be frozen or portable) in the frozen format, appending to
-    /// `out` as [`write_sorted`](Self::write_sorted) does; returns the range of `out` that
-    /// holds it. Containers are combined straight from the bytes by kernels for every pair
-    /// of kinds; the result's containers are canonical, so the bytes equal those of
-    /// `write_sorted` over the result's values (unless this writer was made
-    /// [`with_canonical(false)`](Self::with_canonical), which keeps each container as its
-    /// kernel computed it). No allocation per call in steady state.
-    /// When `out`'s length is a multiple of 64 (an empty or cleared buffer), the union,
-    /// difference and symmetric difference are laid out in place in `out`, with no copy
-    /// at the end; otherwise, and for intersections (small results), the result is
-    /// encoded in the writer's scratch and copied once.
-    ///
-    /// # Errors
-    ///
-    /// None today (the inputs are views); the `Result` leaves room for output limits.
-    ///
-    /// ```
-    /// use frozen_roaring::{FrozenBitmap, Writer};
-    /// let mut w = Writer::new();
-    /// let (mut a, mut b, mut out) = (Vec::new(), Vec::new(), Vec::new());
-    /// w.write_sorted((0..1_000_000).step_by(3), &mut a)?;
-    /// w.write_sorted((0..1_000_000).step_by(5), &mut b)?;
-    /// let (a, b) = (FrozenBitmap::from_bytes(&a)?, FrozenBitmap::from_bytes(&b)?);
-    /// let r = w.intersection_into(&a, &b, &mut out)?;
-    /// let both = FrozenBitmap::from_bytes(&out[r])?;
-    /// assert_eq!(both.len(), a.intersection_len(&b));
-    /// assert!(both.iter().all(|v| v % 15 == 0));
-    /// # Ok::<(), frozen_roaring::Error>(())
-    /// ```
-    pub fn intersection_into(
-        &mut self,
-        a: &FrozenBitmap<'_>,
-        b: &FrozenBitmap<'_>,
-        out: &mut Vec<u8>,
-    ) -> Result<Range<usize>, Error> {
-        self.binary_into(Op::And, a, b, out)
+/// The set-algebra engine: the encoder that results are written with, the scratch of the
+/// pairwise kernels and the per-input state of the many-way operations. It keeps every
+/// allocation between calls, so that operations allocate nothing in steady state.
+pub(crate) struct Engine {
+    /// Encodes results (and, for the writer, everything else it writes).
+    pub(crate) enc: Encoder,
+    /// The result container of a set operation under construction.
+    scratch: Scratch,
+    /// Inputs of a many-way operation (emptied between calls; only the allocation stays).
+    views: Vec<FrozenBitmap<'static>>,
+    /// Per-input container positions of a many-way operation.
+    cursors: Vec<usize>,
+    /// Inputs holding the current key in a many-way union.
+    hits: Vec<usize>,
+    /// The containers of the current keys of a many-way union, with their cardinalities
+    /// (emptied between calls; only the allocation stays).
+    entries: Vec<(Container<'static>, u32)>,
+    /// Per-key counts, then positions, of the containers of a many-way union.
+    counts: Vec<u32>,
+    /// `(next key, input)` of each input of a many-way union with sparse keys, as a heap.
+    heap: Vec<core::cmp::Reverse<(u16, u32)>>,
+}
+
+impl Engine {
+    /// An engine with no memory reserved yet.
+    pub(crate) fn new() -> Engine {
+        Engine {
+            enc: Encoder::new(),
+            scratch: Scratch::new(),
+            views: Vec::new(),
+            cursors: Vec::new(),
+            hits: Vec::new(),
+            entries: Vec::new(),
+            counts: Vec::new(),
+            heap: Vec::new(),
+        }
     }
 
-    /// Writes `a ∪ b`; see [`intersection_into`](Self::intersection_into).
-    ///
-    /// # Errors
-    ///
-    /// None today (the inputs are views).
-    pub fn union_into(
-        &mut self,
-        a: &FrozenBitmap<'_>,
-        b: &FrozenBitmap<'_>,
-        out: &mut Vec<u8>,
-    ) -> Result<Range<usize>, Error> {
-        self.binary_into(Op::Or, a, b, out)
+    /// Whether results get their canonical container kinds.
+    pub(crate) fn set_canonical(&mut self, canonical: bool) {
+        self.scratch.canonical = canonical;
     }
 
-    /// Writes `a − b` (the values of `a` not in `b`); see
-    /// [`intersection_into`](Self::intersection_into).
-    ///
-    /// # Errors
-    ///
-    /// None today (the inputs are views).
-    pub fn difference_into(
-        &mut self,
-        a: &FrozenBitmap<'_>,
-        b: &FrozenBitmap<'_>,
-        out: &mut Vec<u8>,
-    ) -> Result<Range<usize>, Error> {
-        self.binary_into(Op::AndNot, a, b, out)
-    }
-
-    /// Writes `a ⊕ b` (the values in exactly one); see
-    /// [`intersection_into`](Self::intersection_into).
-    ///
-    /// # Errors
-    ///
-    /// None today (the inputs are views).
-    pub fn symmetric_difference_into(
-        &mut self,
-        a: &FrozenBitmap<'_>,
-        b: &FrozenBitmap<'_>,
-        out: &mut Vec<u8>,
-    ) -> Result<Range<usize>, Error> {
-        self.binary_into(Op::Xor, a, b, out)
+    /// See [`set_canonical`](Self::set_canonical).
+    pub(crate) fn canonical(&self) -> bool {
+        self.scratch.canonical
     }
 
     pub(crate) fn binary_into(
@@ -291,188 +255,10 @@ impl Writer {
             Some((base, n_bound)) => {
                 self.enc.direct = None;
                 core::mem::swap(out, &mut self.enc.payload);
-                self.finish_direct(out, base, n_bound)
+                self.enc.finish_direct(out, base, n_bound)
             }
-            None => self.finish_vec(out),
+            None => self.enc.finish_vec(out),
         }
-    }
-
-    /// Writes the union of any number of bitmaps (a slice of views, or any iterator of
-    /// views or references to views), appending to `out` in the frozen format. Containers
-    /// present in one input are re-encoded as they are; in two, combined by the pairwise
-    /// kernels; in more, accumulated in a bitset and counted once at the end. When the
-    /// inputs' keys are close together, their containers are first grouped by key with a
-    /// counting sort, reading each input's directory once, in order (at most 65,536
-    /// containers at a time, or one key's if more inputs hold it: 32 bytes each, plus 4
-    /// bytes per key of the span, in the writer's scratch); when they
-    /// are spread out, the next key comes from a heap of the inputs' next keys. No
-    /// allocation per call in steady state.
-    ///
-    /// # Errors
-    ///
-    /// None today (the inputs are views).
-    ///
-    /// ```
-    /// use frozen_roaring::{FrozenBitmap, Writer};
-    /// let mut w = Writer::new();
-    /// let mut bufs = vec![Vec::new(); 3];
-    /// for (k, buf) in bufs.iter_mut().enumerate() {
-    ///     w.write_sorted((k as u32..300).step_by(3), buf)?;
-    /// }
-    /// let views: Vec<FrozenBitmap> =
-    ///     bufs.iter().map(|b| FrozenBitmap::from_bytes(b)).collect::<Result<_, _>>()?;
-    /// let mut out = Vec::new();
-    /// let r = w.union_many_into(&views, &mut out)?;
-    /// assert_eq!(FrozenBitmap::from_bytes(&out[r])?.len(), 300);
-    /// assert_eq!(w.union_many_len(views.iter()), 300);
-    /// assert_eq!(w.intersection_many_len(&views), 0);
-    /// # Ok::<(), frozen_roaring::Error>(())
-    /// ```
-    pub fn union_many_into<'a, I>(
-        &mut self,
-        bitmaps: I,
-        out: &mut Vec<u8>,
-    ) -> Result<Range<usize>, Error>
-    where
-        I: IntoIterator,
-        I::Item: Borrow<FrozenBitmap<'a>>,
-    {
-        self.many_into(bitmaps, Many::Or, out)
-    }
-
-    /// The number of values in the union of the bitmaps, without writing it.
-    pub fn union_many_len<'a, I>(&mut self, bitmaps: I) -> u64
-    where
-        I: IntoIterator,
-        I::Item: Borrow<FrozenBitmap<'a>>,
-    {
-        self.many_of(bitmaps, false, Many::Or)
-    }
-
-    /// Writes the intersection of any number of bitmaps, appending to `out` in the frozen
-    /// format: the inputs are taken smallest first, each key of the smallest is looked up
-    /// in the others, and the work stops as soon as the result is empty. The intersection
-    /// of no bitmap is empty. No allocation per call in steady state.
-    ///
-    /// # Errors
-    ///
-    /// None today (the inputs are views).
-    pub fn intersection_many_into<'a, I>(
-        &mut self,
-        bitmaps: I,
-        out: &mut Vec<u8>,
-    ) -> Result<Range<usize>, Error>
-    where
-        I: IntoIterator,
-        I::Item: Borrow<FrozenBitmap<'a>>,
-    {
-        self.many_into(bitmaps, Many::And, out)
-    }
-
-    /// The number of values in the intersection of the bitmaps, without writing it.
-    pub fn intersection_many_len<'a, I>(&mut self, bitmaps: I) -> u64
-    where
-        I: IntoIterator,
-        I::Item: Borrow<FrozenBitmap<'a>>,
-    {
-        self.many_of(bitmaps, false, Many::And)
-    }
-
-    /// Writes the symmetric difference of any number of bitmaps — the values in an odd
-    /// number of them (CRoaring's `fast_xor`, roaring-rs's `MultiOps::symmetric_difference`)
-    /// — appending to `out` in the frozen format. Each key's containers are combined at
-    /// once (into a bitset when there are more than two), not bitmap after bitmap. The
-    /// symmetric difference of no bitmap is empty. No allocation per call in steady state.
-    ///
-    /// # Errors
-    ///
-    /// None today (the inputs are views).
-    ///
-    /// ```
-    /// use frozen_roaring::{FrozenBitmap, Writer};
-    /// let mut w = Writer::new();
-    /// let (mut a, mut b, mut c, mut out) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    /// w.write_sorted([1, 2, 3], &mut a)?;
-    /// w.write_sorted([2, 3, 4], &mut b)?;
-    /// w.write_sorted([3, 4, 5], &mut c)?;
-    /// let views = [&a, &b, &c].map(|x| FrozenBitmap::from_bytes(x).unwrap());
-    /// let r = w.symmetric_difference_many_into(&views, &mut out)?;
-    /// assert_eq!(FrozenBitmap::from_bytes(&out[r])?.to_vec(), [1, 3, 5]);
-    /// assert_eq!(w.symmetric_difference_many_len(views.iter()), 3);
-    /// # Ok::<(), frozen_roaring::Error>(())
-    /// ```
-    pub fn symmetric_difference_many_into<'a, I>(
-        &mut self,
-        bitmaps: I,
-        out: &mut Vec<u8>,
-    ) -> Result<Range<usize>, Error>
-    where
-        I: IntoIterator,
-        I::Item: Borrow<FrozenBitmap<'a>>,
-    {
-        self.many_into(bitmaps, Many::Xor, out)
-    }
-
-    /// The number of values in an odd number of the bitmaps (their symmetric difference),
-    /// without writing it.
-    pub fn symmetric_difference_many_len<'a, I>(&mut self, bitmaps: I) -> u64
-    where
-        I: IntoIterator,
-        I::Item: Borrow<FrozenBitmap<'a>>,
-    {
-        self.many_of(bitmaps, false, Many::Xor)
-    }
-
-    /// Writes the values of the first bitmap that are in none of the others (roaring-rs's
-    /// `MultiOps::difference`: the first minus the rest), appending to `out` in the frozen
-    /// format. For each key of the first bitmap, the others' containers of that key are
-    /// looked up and, when there are several, taken away in turn from the first one's
-    /// container as a bitset, stopping once nothing is left. Empty for no bitmap; the
-    /// first bitmap itself for one. No allocation per call in steady state.
-    ///
-    /// When the first bitmap has at most one container (a small candidate set minus many
-    /// exclusion lists), the others are read as the iterator yields them, none after the
-    /// first one's container is emptied (none at all for an empty first bitmap), and
-    /// they are not collected: an iterator that opens views lazily opens no more than
-    /// it must.
-    ///
-    /// # Errors
-    ///
-    /// None today (the inputs are views).
-    ///
-    /// ```
-    /// use frozen_roaring::{FrozenBitmap, Writer};
-    /// let mut w = Writer::new();
-    /// let (mut a, mut b, mut c, mut out) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    /// w.write_sorted([1, 2, 3, 4, 70_000], &mut a)?;
-    /// w.write_sorted([2, 70_000], &mut b)?;
-    /// w.write_sorted([4, 5], &mut c)?;
-    /// let views = [&a, &b, &c].map(|x| FrozenBitmap::from_bytes(x).unwrap());
-    /// let r = w.difference_many_into(&views, &mut out)?;
-    /// assert_eq!(FrozenBitmap::from_bytes(&out[r])?.to_vec(), [1, 3]);
-    /// assert_eq!(w.difference_many_len(views.iter()), 2);
-    /// # Ok::<(), frozen_roaring::Error>(())
-    /// ```
-    pub fn difference_many_into<'a, I>(
-        &mut self,
-        bitmaps: I,
-        out: &mut Vec<u8>,
-    ) -> Result<Range<usize>, Error>
-    where
-        I: IntoIterator,
-        I::Item: Borrow<FrozenBitmap<'a>>,
-    {
-        self.many_into(bitmaps, Many::AndNot, out)
-    }
-
-    /// The number of values of the first bitmap that are in none of the others, without
-    /// writing them.
-    pub fn difference_many_len<'a, I>(&mut self, bitmaps: I) -> u64
-    where
-        I: IntoIterator,
-        I::Item: Borrow<FrozenBitmap<'a>>,
-    {
-        self.many_of(bitmaps, false, Many::AndNot)
     }
 
     /// [`many`](Self::many) over any iterator of views, written to `out`. For the union,
@@ -484,7 +270,7 @@ impl Writer {
     /// copying the whole result at the end (union of all of census1881: 540 KB). A result
     /// with more containers (possible only with views of bytes `from_bytes` refuses) is
     /// still laid out right, at the cost of a move (see `finish_direct`).
-    fn many_into<'a, I>(
+    pub(crate) fn many_into<'a, I>(
         &mut self,
         bitmaps: I,
         op: Many,
@@ -533,7 +319,7 @@ impl Writer {
     }
 
     /// [`many`](Self::many) over any iterator of views (see [`with_views`](Self::with_views)).
-    fn many_of<'a, I>(&mut self, bitmaps: I, emit: bool, op: Many) -> u64
+    pub(crate) fn many_of<'a, I>(&mut self, bitmaps: I, emit: bool, op: Many) -> u64
     where
         I: IntoIterator,
         I::Item: Borrow<FrozenBitmap<'a>>,
@@ -746,20 +532,18 @@ impl Writer {
         let d0 = &first.dir;
         // The first's containers on keys none of the others has go out as they are, in
         // key order: those below each grouped key (`upto`), then all those left.
-        let pass = |upto: u32,
-                    next: &mut usize,
-                    s: &mut Scratch,
-                    enc: &mut crate::write::encode::Encoder| {
-            let mut n = 0u64;
-            while *next < d0.n() && u32::from(d0.key(*next)) < upto {
-                n += u64::from(d0.card(*next));
-                if emit {
-                    kernels::pass_through(d0.container(*next), d0.key(*next), enc, s);
+        let pass =
+            |upto: u32, next: &mut usize, s: &mut Scratch, enc: &mut crate::encode::Encoder| {
+                let mut n = 0u64;
+                while *next < d0.n() && u32::from(d0.key(*next)) < upto {
+                    n += u64::from(d0.card(*next));
+                    if emit {
+                        kernels::pass_through(d0.container(*next), d0.key(*next), enc, s);
+                    }
+                    *next += 1;
                 }
-                *next += 1;
-            }
-            n
-        };
+                n
+            };
         self.grouped(|g, s, enc| {
             let mut next = 0usize;
             let grouped = g.for_each_key(rest, plan, |key, hits| {
@@ -782,7 +566,7 @@ impl Writer {
     /// for views of any lifetime), scratch and encoder.
     fn grouped<'v, R>(
         &mut self,
-        f: impl FnOnce(&mut Grouping<'_, 'v>, &mut Scratch, &mut crate::write::encode::Encoder) -> R,
+        f: impl FnOnce(&mut Grouping<'_, 'v>, &mut Scratch, &mut crate::encode::Encoder) -> R,
     ) -> R {
         let mut entries = recycle(core::mem::take(&mut self.entries));
         let mut g = Grouping {
@@ -801,6 +585,7 @@ impl Writer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::write::Writer;
 
     /// `count_keys` counts each key's containers and refuses inputs whose keys are not
     /// strictly increasing (repeated or unordered, possible only through
