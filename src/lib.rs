@@ -134,6 +134,8 @@ mod buf;
 mod cast;
 #[cfg(feature = "alloc")]
 mod encode;
+#[cfg(feature = "alloc")]
+mod keep;
 #[allow(unsafe_code)]
 #[macro_use]
 mod simd;

@@ -956,8 +956,8 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
                 .collect();
             let mut dst = alloc::vec![0u16; x.len() + 32];
             for (i, j, k) in [
-                crate::simd::filter_by_runs_wide::<true>(x, &runs, &mut dst),
-                crate::simd::filter_by_runs_wide::<false>(x, &runs, &mut dst),
+                crate::simd::filter_by_runs_wide::<crate::keep::Intersection>(x, &runs, &mut dst),
+                crate::simd::filter_by_runs_wide::<crate::keep::Difference>(x, &runs, &mut dst),
             ] {
                 assert!(i <= x.len() && j <= runs.len() && k <= i, "{i} {j} {k}");
             }

@@ -565,7 +565,7 @@ fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
         if rest.starts_with(&MAGIC) {
             return Err(Error::bad_magic(expect::BUCKET, rest, at + 4));
         }
-        let parsed = open::parse::<false>(rest).map_err(|e| e.shifted(at + 4))?;
+        let parsed = open::parse(rest).map_err(|e| e.shifted(at + 4))?;
         len += parsed.bm.len();
         pos += 4 + parsed.len;
     }
@@ -679,7 +679,7 @@ fn parse_frozen(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
             Some(next) if next >= off as u64 && next <= body.len() as u64 => next as usize,
             _ => body.len(),
         };
-        let parsed = open::parse::<false>(&body[off..end]).map_err(|e| e.shifted(off))?;
+        let parsed = open::parse(&body[off..end]).map_err(|e| e.shifted(off))?;
         if parsed.bm.format() != Format::Frozen || parsed.bm.has_checksum() {
             return Err(Error::malformed(
                 "bucket bitmap (must be a frozen bitmap without checksum)",

@@ -303,7 +303,7 @@ impl Scratch {
 }
 
 /// Appends the `card` set bits of `bits` as little-endian `u16` values, written straight
-/// into `out` with AVX-512 where the CPU has it ([`crate::simd::bitset_positions`]), else
+/// into `out` with AVX-512 where the CPU has it ([`crate::simd::bitset_values`]), else
 /// by [`encode::flatten`] (its dense form when there are values in most words).
 #[inline(always)] // compiled into each CPU level's copy of `emit`
 pub(crate) fn extract<T: Copy + zerocopy::IntoBytes + zerocopy::Immutable>(
@@ -315,7 +315,7 @@ pub(crate) fn extract<T: Copy + zerocopy::IntoBytes + zerocopy::Immutable>(
     let start = out.len();
     let dst = cast::grow_u16s(out, card + 64);
     let word = |i: usize| get(bits[i]);
-    let k = if let Some(k) = crate::simd::bitset_positions::<false>(cast::bytes_of(bits), dst) {
+    let k = if let Some(k) = crate::simd::bitset_values(cast::bytes_of(bits), dst) {
         k
     } else if card >= BITSET_WORDS / 4 {
         encode::flatten::<true>(word, dst)

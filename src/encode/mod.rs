@@ -366,7 +366,7 @@ pub(crate) fn array_runs(values: &[u16], mut f: impl FnMut(u16, u16)) {
 /// Appends the `nruns` maximal runs of set bits of a bitset (words read by `get`) as
 /// `(start, length − 1)` little-endian pairs. The run boundaries (a set bit after a clear
 /// one, a clear bit after a set one) are the set bits of `w ^ (w << 1 | carry)`; they are
-/// extracted with AVX-512 where the CPU has it ([`crate::simd::bitset_positions`]), else
+/// extracted with AVX-512 where the CPU has it ([`crate::simd::bitset_values`]), else
 /// as Lemire's "flatten" does (4 slots stored per step without a branch per boundary) or
 /// run by run (few runs), then each pair `(start, end + 1)` is turned into `(start, end − start)`. A
 /// run reaching bit 65535 ends at boundary 65536, which wraps to 0, and `0 − start − 1`
@@ -393,7 +393,7 @@ pub(crate) fn bitset_runs_into<T: Copy + zerocopy::IntoBytes + zerocopy::Immutab
     // are long and predictable). More: flattened, skipping words without a boundary (as
     // fast as the dense flatten from 1,700 runs on, faster below). The AVX-512
     // extraction, branch-free, beats both at any count where the CPU has it.
-    let vector = crate::simd::bitset_positions::<true>(cast::bytes_of(words), dst);
+    let vector = crate::simd::bitset_boundaries(cast::bytes_of(words), dst);
     let flat = vector.is_some() || cap >= BITSET_WORDS;
     let k = match vector {
         Some(k) => k,

@@ -7,6 +7,23 @@ use super::x86;
 #[allow(unused_imports)]
 use crate::cast::U16;
 
+/// The values of a bitset (its 8,192 little-endian bytes), written into `dst` as
+/// [`bitset_positions`] does; `None` without AVX-512.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn bitset_values(bytes: &[u8], dst: &mut [U16]) -> Option<usize> {
+    bitset_positions::<false>(bytes, dst)
+}
+
+/// The run boundaries of a bitset (its 8,192 little-endian bytes: the set bits of
+/// `w ^ (w << 1 | carry)`), written into `dst` as [`bitset_positions`] does; `None`
+/// without AVX-512.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn bitset_boundaries(bytes: &[u8], dst: &mut [U16]) -> Option<usize> {
+    bitset_positions::<true>(bytes, dst)
+}
+
 /// Writes the positions of the set bits of a bitset (its 8,192 little-endian bytes) or,
 /// with `BOUNDARIES`, of its run boundaries (the set bits of `w ^ (w << 1 | carry)`,
 /// `carry` the previous word's top bit) into `dst`, in increasing order, with AVX-512:
@@ -17,10 +34,7 @@ use crate::cast::U16;
 /// `None` if the CPU lacks the features or `bytes` is not 8,192 long.
 #[cfg(feature = "alloc")]
 #[inline]
-pub(crate) fn bitset_positions<const BOUNDARIES: bool>(
-    bytes: &[u8],
-    dst: &mut [U16],
-) -> Option<usize> {
+fn bitset_positions<const BOUNDARIES: bool>(bytes: &[u8], dst: &mut [U16]) -> Option<usize> {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v4() {
         let bytes: &[u8; crate::cast::BITSET_BYTES] = bytes.try_into().ok()?;

@@ -31,7 +31,8 @@ pub(crate) fn fill_runs_wide(
 }
 
 /// The start of the set-algebra kernel `filter_by_runs`' merge, 32 values a step with
-/// AVX-512: the values of the sorted array `a` inside (`IN`) or outside the runs `r` are
+/// AVX-512: the values of the sorted array `a` that `O` keeps given the runs `r` (inside
+/// them for an intersection, outside for a difference) are
 /// written to `dst` from index 0 on. Each step compares the next 32 values with the
 /// current run and keeps those inside it (or those before it); it moves on to the next 32
 /// values if all are within the run's end, else to the next run. Stops when fewer than 32
@@ -40,7 +41,7 @@ pub(crate) fn fill_runs_wide(
 /// `a` and 32 more. Values out of order (a corrupt payload) only give wrong values.
 #[cfg(feature = "alloc")]
 #[inline]
-pub(crate) fn filter_by_runs_wide<const IN: bool>(
+pub(crate) fn filter_by_runs_wide<O: crate::keep::Keep>(
     a: &[U16],
     r: &[crate::cast::RunLE],
     dst: &mut [u16],
@@ -48,7 +49,7 @@ pub(crate) fn filter_by_runs_wide<const IN: bool>(
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v4() {
         // SAFETY: `has_v4` confirmed AVX-512 F, BW and VBMI2, and POPCNT on this CPU.
-        return unsafe { kernels::filter_by_runs_wide::<IN>(a, r, dst) };
+        return unsafe { kernels::filter_by_runs_wide::<O>(a, r, dst) };
     }
     let _ = (a, r, dst);
     (0, 0, 0)
@@ -348,7 +349,7 @@ mod kernels {
     #[cfg(feature = "alloc")]
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
-    pub(super) unsafe fn filter_by_runs_wide<const IN: bool>(
+    pub(super) unsafe fn filter_by_runs_wide<O: crate::keep::Keep>(
         a: &[U16],
         r: &[crate::cast::RunLE],
         dst: &mut [u16],
@@ -371,7 +372,7 @@ mod kernels {
             let le = _mm512_cmple_epu16_mask(v, _mm512_set1_epi16(en as i16));
             let ge = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(st as i16));
             // Outside the runs: the values before this one (after the previous run).
-            let keep = if IN { le & ge } else { le & !ge };
+            let keep = if O::BOTH { le & ge } else { le & !ge };
             let kept = _mm512_maskz_compress_epi16(keep, v);
             // SAFETY: `k + 32 <= dst.len()`: the 64 bytes written lie inside `dst`;
             // unaligned.

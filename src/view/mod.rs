@@ -169,7 +169,7 @@ impl<'a> FrozenBitmap<'a> {
     /// assert_eq!(err.kind(), ErrorKind::BadMagic);
     /// ```
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FrozenBitmap<'a>, Error> {
-        let open::Parsed { bm, len, .. } = open::parse::<false>(bytes)?;
+        let open::Parsed { bm, len, .. } = open::parse(bytes)?;
         if len != bytes.len() {
             let (field, at) = match bm.format() {
                 Format::Frozen => (
@@ -199,7 +199,7 @@ impl<'a> FrozenBitmap<'a> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn from_prefix(bytes: &'a [u8]) -> Result<(FrozenBitmap<'a>, &'a [u8]), Error> {
-        let open::Parsed { bm, len, .. } = open::parse::<false>(bytes)?;
+        let open::Parsed { bm, len, .. } = open::parse(bytes)?;
         Ok((bm, &bytes[len..]))
     }
 

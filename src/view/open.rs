@@ -15,19 +15,30 @@ pub(crate) struct Parsed<'a> {
     /// Bytes the bitmap spans from the start of the input.
     pub(crate) len: usize,
     /// Whether every payload sits exactly where the writer would put it, with zero padding:
-    /// then re-encoding is one copy. Only computed by `parse::<true>`.
+    /// then re-encoding is one copy. Only computed by [`parse_with_layout`].
     pub(crate) canonical_layout: bool,
     /// Whether a bitset container is present (the bitmap then wants 64-byte alignment).
-    /// Only computed by `parse::<true>`.
+    /// Only computed by [`parse_with_layout`].
     pub(crate) has_bitset: bool,
 }
 
 /// Structural validation of a frozen bitmap at the start of `bytes`, in O(containers).
-/// Never panics, never allocates. With `LAYOUT`, also finds out whether the layout is
-/// canonical (for re-encoding; opening a view does not need it).
-///
-/// Bytes that start with a portable cookie are parsed as the portable format instead.
-pub(crate) fn parse<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
+/// Never panics, never allocates. Bytes that start with a portable cookie are parsed as the
+/// portable format instead.
+#[inline]
+pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
+    parse_bitmap::<false>(bytes)
+}
+
+/// [`parse`], also finding out whether the layout is canonical and whether a bitset is
+/// present (for re-encoding; opening a view does not need it).
+#[inline]
+pub(crate) fn parse_with_layout(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
+    parse_bitmap::<true>(bytes)
+}
+
+/// [`parse`], with the layout checks if `LAYOUT` ([`parse_with_layout`]).
+fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     if bytes.len() >= 4 && bytes[..4] != MAGIC {
         return match portable_cookie(bytes) {
             Some(_) => parse_portable(bytes),
@@ -447,7 +458,7 @@ pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {
 /// The structural and strict checks (O(size)).
 pub(crate) fn validate(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
     // Re-check the structure first: the view may come from `from_bytes_unchecked`.
-    let bm = parse::<false>(bm.bytes)?.bm;
+    let bm = parse(bm.bytes)?.bm;
     let Directory::Frozen(dir) = bm.dir else {
         // Portable streams have no padding and no checksum: only the payloads to check.
         for i in 0..bm.dir.n() {

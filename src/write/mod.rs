@@ -287,7 +287,7 @@ impl Writer {
         bitmap: &FrozenBitmap<'_>,
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
-        let parsed = crate::view::open::parse::<true>(bitmap.as_bytes())?;
+        let parsed = crate::view::open::parse_with_layout(bitmap.as_bytes())?;
         let bitmap = &parsed.bm;
         let start;
         let total;
@@ -386,7 +386,7 @@ impl Writer {
         bitmap: &FrozenBitmap<'_>,
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
-        let parsed = crate::view::open::parse::<false>(bitmap.as_bytes())?;
+        let parsed = crate::view::open::parse(bitmap.as_bytes())?;
         let start = out.len();
         if parsed.bm.format() == Format::Portable {
             crate::cast::extend_bytes(out, parsed.bm.as_bytes());

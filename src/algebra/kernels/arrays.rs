@@ -46,13 +46,11 @@ pub(super) fn and_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
     }
 }
 
-/// Appends the values of `a` whose bit in `b` is `KEEP`, without a branch per value.
+/// Appends the values of `a` that `O` keeps given `b` (those whose bit is set for an
+/// intersection, clear for a difference), without a branch per value.
 #[inline(always)]
-pub(super) fn filter_by_bits<const KEEP: bool>(
-    a: &[U16],
-    b: &BitsetLE,
-    out: &mut alloc::vec::Vec<u16>,
-) {
+pub(super) fn filter_by_bits<O: Keep>(a: &[U16], b: &BitsetLE, out: &mut alloc::vec::Vec<u16>) {
+    const { assert!(O::A_ONLY != O::BOTH && !O::B_ONLY) };
     let start = out.len();
     out.resize(start + a.len(), 0);
     let dst = &mut out[start..];
@@ -60,7 +58,7 @@ pub(super) fn filter_by_bits<const KEEP: bool>(
     for v in a {
         let v = v.get();
         dst[k] = v;
-        k += usize::from(bit(b, v) == KEEP);
+        k += usize::from(bit(b, v) == O::BOTH);
     }
     out.truncate(start + k);
 }
@@ -79,11 +77,11 @@ pub(super) fn andnot_aa(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
         return;
     }
     if lopsided(a, b) {
-        sparse_merge::<false, false>(a, b, out);
+        sparse_merge::<Difference>(a, b, out);
         return;
     }
     if !crate::simd::difference_u16(a, b, out) {
-        merge_aa::<true, false, false>(a, b, out);
+        merge_aa::<Difference>(a, b, out);
     }
 }
 
@@ -95,15 +93,13 @@ pub(super) fn lopsided(large: &[U16], small: &[U16]) -> bool {
 }
 
 /// `large` combined with a much shorter `small`: each value of `small` is found in `large`
-/// by galloping, and the stretches of `large` between are copied in bulk. Values of
-/// `large` alone are kept; values of `small` alone if `KEEP_SMALL` (union, symmetric
-/// difference); values in both if `KEEP_BOTH` (union). With neither, `large − small`.
+/// by galloping, and the stretches of `large` between are copied in bulk. `large` is the
+/// first operand of `O` and `small` the second: values of `large` alone are always kept
+/// (`O` is a union, a symmetric difference or a difference); values of `small` alone and
+/// values in both as `O` says.
 #[inline(always)]
-pub(super) fn sparse_merge<const KEEP_SMALL: bool, const KEEP_BOTH: bool>(
-    large: &[U16],
-    small: &[U16],
-    out: &mut alloc::vec::Vec<u16>,
-) {
+pub(super) fn sparse_merge<O: Keep>(large: &[U16], small: &[U16], out: &mut alloc::vec::Vec<u16>) {
+    const { assert!(O::A_ONLY) };
     let copy = crate::cast::extend_native;
     let mut pos = 0;
     for v in small {
@@ -111,12 +107,12 @@ pub(super) fn sparse_merge<const KEEP_SMALL: bool, const KEEP_BOTH: bool>(
         let at = gallop(large, pos, v);
         copy(out, &large[pos..at]);
         if large.get(at).is_some_and(|x| x.get() == v) {
-            if KEEP_BOTH {
+            if O::BOTH {
                 out.push(v);
             }
             pos = at + 1;
         } else {
-            if KEEP_SMALL {
+            if O::B_ONLY {
                 out.push(v);
             }
             pos = at;
@@ -125,18 +121,14 @@ pub(super) fn sparse_merge<const KEEP_SMALL: bool, const KEEP_BOTH: bool>(
     copy(out, &large[pos..]);
 }
 
-/// Merge of two sorted arrays keeping values only in `a` (`A`), in both (`BOTH`) and only
-/// in `b` (`B`): union, symmetric difference and difference are instances. Not inlined:
+/// Merge of two sorted arrays keeping the values that `O` keeps (union, symmetric
+/// difference or difference; intersections have kernels of their own). Not inlined:
 /// scalar code gains nothing from the wider target, and a function of its own keeps the
 /// loop's state in registers.
 #[inline(never)]
-pub(super) fn merge_aa<const A: bool, const BOTH: bool, const B: bool>(
-    a: &[U16],
-    b: &[U16],
-    out: &mut alloc::vec::Vec<u16>,
-) {
+pub(super) fn merge_aa<O: Keep>(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
     // Branch-free: every step writes the smaller value and keeps it (advances the write
-    // index) according to the const parameters; both sides advance on equality.
+    // index) according to `O`; both sides advance on equality.
     let start = out.len();
     out.resize(start + a.len() + b.len(), 0);
     let dst = &mut out[start..];
@@ -144,18 +136,18 @@ pub(super) fn merge_aa<const A: bool, const BOTH: bool, const B: bool>(
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i].get(), b[j].get());
         dst[k] = x.min(y);
-        let keep = (A && x < y) | (B && y < x) | (BOTH && x == y);
+        let keep = (O::A_ONLY && x < y) | (O::B_ONLY && y < x) | (O::BOTH && x == y);
         k += usize::from(keep);
         i += usize::from(x <= y);
         j += usize::from(y <= x);
     }
-    if A {
+    if O::A_ONLY {
         for v in &a[i..] {
             dst[k] = v.get();
             k += 1;
         }
     }
-    if B {
+    if O::B_ONLY {
         for v in &b[j..] {
             dst[k] = v.get();
             k += 1;
@@ -164,14 +156,12 @@ pub(super) fn merge_aa<const A: bool, const BOTH: bool, const B: bool>(
     out.truncate(start + k);
 }
 
-/// Values of `a` inside (`IN`) or outside the runs `r`: each run's bounds are found in `a`
+/// Values of `a` that `O` keeps given the runs `r` (inside them for an intersection,
+/// outside for a difference): each run's bounds are found in `a`
 /// by galloping from the previous one, and the stretches kept are copied in bulk.
 #[inline(always)]
-pub(super) fn filter_by_runs<const IN: bool>(
-    a: &[U16],
-    r: &[RunLE],
-    out: &mut alloc::vec::Vec<u16>,
-) {
+pub(super) fn filter_by_runs<O: Keep>(a: &[U16], r: &[RunLE], out: &mut alloc::vec::Vec<u16>) {
+    const { assert!(O::A_ONLY != O::BOTH && !O::B_ONLY) };
     let copy = crate::cast::extend_native;
     if r.len() > RUNS_GALLOP_RATIO * a.len() {
         // Many more runs than values (census-income_srt: 4 values against 1055 runs):
@@ -182,12 +172,12 @@ pub(super) fn filter_by_runs<const IN: bool>(
             j = crate::container::count::gallop_by(r.len(), j, |k| r[k].end() < v32);
             let Some(x) = r.get(j) else {
                 // No run reaches this value: it and the rest are outside every run.
-                if !IN {
+                if !O::BOTH {
                     copy(out, &a[i..]);
                 }
                 return;
             };
-            if (x.start() <= v32) == IN {
+            if (x.start() <= v32) == O::BOTH {
                 out.push(v.get());
             }
         }
@@ -201,7 +191,7 @@ pub(super) fn filter_by_runs<const IN: bool>(
         out.resize(start + a.len() + 32, 0);
         let dst = &mut out[start..];
         let (mut i, mut j, mut k) = if a.len() >= 32 {
-            crate::simd::filter_by_runs_wide::<IN>(a, r, dst)
+            crate::simd::filter_by_runs_wide::<O>(a, r, dst)
         } else {
             (0, 0, 0)
         };
@@ -212,10 +202,10 @@ pub(super) fn filter_by_runs<const IN: bool>(
                 continue;
             }
             dst[k] = v;
-            k += usize::from((x.start() <= u32::from(v)) == IN);
+            k += usize::from((x.start() <= u32::from(v)) == O::BOTH);
             i += 1;
         }
-        if !IN {
+        if !O::BOTH {
             for v in &a[i..] {
                 dst[k] = v.get();
                 k += 1;
@@ -233,13 +223,13 @@ pub(super) fn filter_by_runs<const IN: bool>(
         } else {
             gallop(a, lo, en + 1)
         };
-        copy(out, if IN { &a[lo..hi] } else { &a[pos..lo] });
+        copy(out, if O::BOTH { &a[lo..hi] } else { &a[pos..lo] });
         pos = hi;
         if pos == a.len() {
             break;
         }
     }
-    if !IN {
+    if !O::BOTH {
         copy(out, &a[pos..]);
     }
 }

@@ -161,26 +161,27 @@ pub(super) fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
     cleared
 }
 
-/// Keeps the sorted values of `s.lows` that are in `c` (`IN`) or that are not (`!IN`): a
+/// Keeps the sorted values of `s.lows` that `O` keeps given `c` (those in `c` for an
+/// intersection, those not in it for a difference): a
 /// gallop through an array, a bit test in a bitset, a walk along runs.
 #[inline(always)]
-pub(super) fn retain_lows<const IN: bool>(c: Container<'_>, s: &mut Scratch) {
+pub(super) fn retain_lows<O: Keep>(c: Container<'_>, s: &mut Scratch) {
     match c {
         Container::Array(a) => {
             let mut j = 0;
             s.lows.retain(|&v| {
                 j = gallop(a, j, v);
-                (j < a.len() && a[j].get() == v) == IN
+                (j < a.len() && a[j].get() == v) == O::BOTH
             });
         }
-        Container::Bitset(b) => s.lows.retain(|&v| bit(b, v) == IN),
+        Container::Bitset(b) => s.lows.retain(|&v| bit(b, v) == O::BOTH),
         Container::Run(r) => {
             let mut i = 0;
             s.lows.retain(|&v| {
                 while i < r.len() && run(&r[i]).1 < v {
                     i += 1;
                 }
-                (i < r.len() && run(&r[i]).0 <= v) == IN
+                (i < r.len() && run(&r[i]).0 <= v) == O::BOTH
             });
         }
     }
@@ -192,7 +193,7 @@ pub(super) fn andnot_in_place_impl(c: Container<'_>, s: &mut Scratch) {
     use crate::algebra::scratch::Repr;
     match (s.repr, c) {
         (Repr::Empty, _) => {}
-        (Repr::Lows, _) => retain_lows::<false>(c, s),
+        (Repr::Lows, _) => retain_lows::<Difference>(c, s),
         // Few runs taken from many: a walk over both lists. Otherwise (and for values or
         // bitsets) the runs become a bitset, from which each later container is taken in
         // time proportional to its own size, not to the result's.
@@ -227,7 +228,7 @@ pub(super) fn and_in_place_impl(c: Container<'_>, s: &mut Scratch) {
     use crate::algebra::scratch::Repr;
     match (s.repr, c) {
         (Repr::Empty, _) => {}
-        (Repr::Lows, _) => retain_lows::<true>(c, s),
+        (Repr::Lows, _) => retain_lows::<Intersection>(c, s),
         (Repr::Bits, Container::Array(a)) => {
             s.lows.clear();
             s.lows

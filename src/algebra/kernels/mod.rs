@@ -11,6 +11,7 @@ use crate::cast::{BITSET_WORDS, BitsetLE, RunLE, U16};
 use crate::container::Container;
 use crate::encode::{Encoder, bitset_runs_into};
 use crate::format::{ARRAY_MAX, ContainerKind};
+use crate::keep::{Difference, Intersection, Keep, SymmetricDifference, Union};
 use crate::simd::BitOp;
 
 mod arrays;
@@ -475,20 +476,20 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
                 Op::Or | Op::Xor if lopsided(x, y) || lopsided(y, x) => {
                     let (large, small) = if x.len() >= y.len() { (x, y) } else { (y, x) };
                     if op == Op::Or {
-                        sparse_merge::<true, true>(large, small, &mut s.lows);
+                        sparse_merge::<Union>(large, small, &mut s.lows);
                     } else {
-                        sparse_merge::<true, false>(large, small, &mut s.lows);
+                        sparse_merge::<SymmetricDifference>(large, small, &mut s.lows);
                     }
                 }
                 Op::Or => {
                     if !crate::simd::union_u16(x, y, &mut s.lows) {
-                        merge_aa::<true, true, true>(x, y, &mut s.lows);
+                        merge_aa::<Union>(x, y, &mut s.lows);
                     }
                 }
                 Op::AndNot => andnot_aa(x, y, &mut s.lows),
                 Op::Xor => {
                     if !crate::simd::xor_u16(x, y, &mut s.lows) {
-                        merge_aa::<true, false, true>(x, y, &mut s.lows);
+                        merge_aa::<SymmetricDifference>(x, y, &mut s.lows);
                     }
                 }
             }
@@ -497,12 +498,12 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
         // --- array ∘ bitset
         (Op::And, Array(x), Bitset(y)) | (Op::And, Bitset(y), Array(x)) => {
             s.lows.clear();
-            filter_by_bits::<true>(x, y, &mut s.lows);
+            filter_by_bits::<Intersection>(x, y, &mut s.lows);
             s.set_lows();
         }
         (Op::AndNot, Array(x), Bitset(y)) => {
             s.lows.clear();
-            filter_by_bits::<false>(x, y, &mut s.lows);
+            filter_by_bits::<Difference>(x, y, &mut s.lows);
             s.set_lows();
         }
         (_, Array(x), Bitset(y)) | (_, Bitset(y), Array(x)) => {
@@ -519,12 +520,12 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
         // --- array ∘ run
         (Op::And, Array(x), Run(y)) | (Op::And, Run(y), Array(x)) => {
             s.lows.clear();
-            filter_by_runs::<true>(x, y, &mut s.lows);
+            filter_by_runs::<Intersection>(x, y, &mut s.lows);
             s.set_lows();
         }
         (Op::AndNot, Array(x), Run(y)) => {
             s.lows.clear();
-            filter_by_runs::<false>(x, y, &mut s.lows);
+            filter_by_runs::<Difference>(x, y, &mut s.lows);
             s.set_lows();
         }
         (Op::Or | Op::Xor, Array(x), Run(y)) | (Op::Or | Op::Xor, Run(y), Array(x))
@@ -538,10 +539,10 @@ fn binary_impl(op: Op, a: Container<'_>, b: Container<'_>, s: &mut Scratch) {
             let z = crate::cast::native_into_le(&mut s.lows2);
             if op == Op::Or {
                 if !crate::simd::union_u16(x, z, &mut s.lows) {
-                    merge_aa::<true, true, true>(x, z, &mut s.lows);
+                    merge_aa::<Union>(x, z, &mut s.lows);
                 }
             } else if !crate::simd::xor_u16(x, z, &mut s.lows) {
-                merge_aa::<true, false, true>(x, z, &mut s.lows);
+                merge_aa::<SymmetricDifference>(x, z, &mut s.lows);
             }
             s.set_lows();
         }
