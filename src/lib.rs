@@ -125,26 +125,39 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-#[cfg(feature = "alloc")]
-mod algebra;
+// Modules by layer; each imports only from the layers above it in this list, never from
+// its own layer's neighbours or from below (no two modules import each other):
+// 1. formats and bytes: `format` (constants and layout), `cast` (every byte cast),
+//    `error`, `checksum`;
+// 2. bitset words and sorted values: `bits`, `keep` (set operations as types), then
+//    `simd` (CPU dispatch and the vector kernels, with their safe wrappers);
+// 3. `container`: queries on one container, where it lies in the bytes;
+// 4. `view` (32-bit views, their directory, iterators and queries), then `view64`;
+// 5. `encode` (values to container payloads, and the frozen layout), then `algebra`
+//    (pairwise and many-way set operations, their kernels and scratch), then `write`
+//    (the public `Writer`, `Builder` and re-encoding);
+// 6. `buf` (the owned `FrozenBitmapBuf`) and `file` (bitmap files);
+// 7. this file: the public surface.
 #[cfg(feature = "alloc")]
 mod bits;
-#[cfg(feature = "alloc")]
-mod buf;
 mod cast;
-#[cfg(feature = "alloc")]
-mod encode;
+mod checksum;
+mod error;
+mod format;
 #[cfg(feature = "alloc")]
 mod keep;
 #[allow(unsafe_code)]
 #[macro_use]
 mod simd;
-mod checksum;
+#[cfg(feature = "alloc")]
+mod algebra;
+#[cfg(feature = "alloc")]
+mod buf;
 mod container;
-mod error;
+#[cfg(feature = "alloc")]
+mod encode;
 #[cfg(feature = "std")]
 mod file;
-mod format;
 mod view;
 mod view64;
 #[cfg(feature = "alloc")]
