@@ -32,6 +32,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
 
 /// [`parse`], also finding out whether the layout is canonical and whether a bitset is
 /// present (for re-encoding; opening a view does not need it).
+#[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn parse_with_layout(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     parse_bitmap::<true>(bytes)
