@@ -141,6 +141,13 @@ pub(crate) fn read_u32(bytes: &[u8], offset: usize) -> Option<u32> {
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// The big-endian `u32` at `offset`, if in bounds (deletion-vector frames).
+#[inline]
+pub(crate) fn read_u32_be(bytes: &[u8], offset: usize) -> Option<u32> {
+    let b = bytes.get(offset..offset.checked_add(4)?)?;
+    Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+}
+
 /// Bulk copies longer than this are made in pieces of this size. glibc's `memcpy` turns to
 /// `rep movsb` above about 2 KiB (2,112 bytes on CPUs with fast short `rep movsb`), and on
 /// AMD Zen CPUs `rep movsb` runs up to 25 times slower when the destination lies less than

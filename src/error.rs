@@ -75,6 +75,11 @@ pub(crate) mod expect {
         "a bitmap: the frozen-roaring magic \"FRZR\" or a portable cookie (12346 or 12347)";
     /// A bitmap file.
     pub(crate) const FILE: &str = "a bitmap file: the magic \"FRZF\"";
+    /// A deletion vector.
+    pub(crate) const DV: &str =
+        "a deletion vector: the magic D1 D3 39 64 (1681511377) or Delta's native 1681511376";
+    /// A Puffin file.
+    pub(crate) const PUFFIN: &str = "a Puffin file: the magic \"PFA1\"";
     /// A bucket of a 64-bit bitmap.
     pub(crate) const BUCKET: &str =
         "a bucket of a 64-bit bitmap: a portable cookie (12346 or 12347)";
@@ -113,8 +118,11 @@ impl Error {
     #[cold]
     pub(crate) fn bad_magic(expected: &'static str, bytes: &[u8], offset: usize) -> Error {
         let n = bytes.len().min(4);
+        // Up to 8 bytes are kept: the second four tell a bare deletion vector (its magic
+        // after the length field) apart.
         let mut found = [0u8; 8];
-        found[..n].copy_from_slice(&bytes[..n]);
+        let kept = bytes.len().min(8);
+        found[..kept].copy_from_slice(&bytes[..kept]);
         Error::new(ErrorKind::BadMagic, expected, offset)
             .values(n as u64, u64::from_le_bytes(found))
     }
@@ -261,6 +269,12 @@ impl fmt::Display for Error {
                 "corrupt bitmap payload: {field} at byte {off} breaks a Roaring invariant; \
                  the bytes are damaged, rewrite them from the source data"
             ),
+            ErrorKind::ChecksumMismatch if field == crate::dv::DV_CRC => write!(
+                f,
+                "checksum mismatch: stored {field} {found:#010x}, computed {exp:#010x} over the \
+                 magic and bitmap; the deletion vector was damaged after writing, or the \
+                 offset that located it is wrong"
+            ),
             ErrorKind::ChecksumMismatch => write!(
                 f,
                 "checksum mismatch: stored CRC32C {found:#010x}, computed {exp:#010x} over bytes 0..{off}; \
@@ -304,10 +318,17 @@ fn bad_magic(
     n: usize,
     found: u64,
 ) -> fmt::Result {
-    let bytes = found.to_le_bytes();
-    let bytes = &bytes[..n.min(4)];
+    let all = found.to_le_bytes();
+    let bytes = &all[..n.min(4)];
     let is_file = expected == expect::FILE;
     let hint = match bytes {
+        _ if expected == expect::PUFFIN && all[4..] == crate::dv::DV_MAGIC => Some(
+            "this is a bare deletion-vector blob, not a Puffin file: open it with \
+             DeletionVector::from_bytes",
+        ),
+        b"PFA1" if expected == expect::DV => {
+            Some("this is a Puffin file: open it with PuffinFile and take its deletion vectors")
+        }
         b"FRZF" if !is_file => Some(
             "this is a bitmap file, not one bitmap: open it with BitmapFile (the tool reads either)",
         ),

@@ -154,6 +154,7 @@ mod algebra;
 #[cfg(feature = "alloc")]
 mod buf;
 mod container;
+mod dv;
 #[cfg(feature = "alloc")]
 mod encode;
 #[cfg(feature = "std")]
@@ -168,6 +169,11 @@ mod tests;
 
 #[cfg(feature = "alloc")]
 pub use buf::FrozenBitmapBuf;
+#[cfg(feature = "std")]
+pub use dv::{BlobMetadata, PuffinFile, PuffinWriter};
+pub use dv::{DV_MAGIC, DV_NATIVE_MAGIC, DeletionVector};
+#[cfg(feature = "alloc")]
+pub use dv::{DeletionVectorDescriptor, StorageType};
 pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, BitmapFile, FileIter, FileWriter};

@@ -62,6 +62,10 @@ enum Repr<'a> {
         n: usize,
         /// The bytes after the bucket count.
         buckets: &'a [u8],
+        /// Delta Lake's native layout (`RoaringBitmapArray`): each bucket is a `u32` byte
+        /// length and a 32-bit portable bitmap, its key the bucket's index; else the
+        /// portable layout, each bucket a `u32` key and the bitmap.
+        native: bool,
     },
 }
 
@@ -444,13 +448,19 @@ impl<'a> Iterator for Buckets<'a> {
                 self.i += 1;
                 Some((key, b))
             }
-            Repr::Portable { n, buckets } => {
+            Repr::Portable { n, buckets, native } => {
                 if self.i >= n {
                     return None;
                 }
-                let key = cast::read_u32(buckets, self.pos)?;
+                let field = cast::read_u32(buckets, self.pos)?;
                 let rest = buckets.get(self.pos + 4..)?;
-                let (b, len) = open::unchecked_prefix(rest);
+                let (key, b, len) = if native {
+                    let len = (field as usize).min(rest.len());
+                    (self.i as u32, open::unchecked(&rest[..len]), len)
+                } else {
+                    let (b, len) = open::unchecked_prefix(rest);
+                    (field, b, len)
+                };
                 self.pos += 4 + len;
                 self.i += 1;
                 Some((key, b))
@@ -536,8 +546,67 @@ impl<'a> IntoIterator for &FrozenBitmap64<'a> {
     }
 }
 
+/// Checked parse of Delta Lake's native 64-bit layout (`RoaringBitmapArray`, the bytes after
+/// its magic): a `u32` LE bucket count, then per bucket a `u32` LE byte length and a
+/// 32-bit portable bitmap of exactly that many bytes, the bucket's key its index.
+pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
+    let n = cast::read_u32(bytes, 0)
+        .ok_or_else(|| Error::truncated("bucket count", 0, 4, bytes.len() as u64))?;
+    // A bucket takes at least its length field and an empty bitmap's 8 bytes.
+    let most = (bytes.len() - 4) / 12;
+    if n as usize > most {
+        return Err(
+            Error::malformed("bucket count (more buckets than the bytes can hold)", 0)
+                .values(most as u64, u64::from(n)),
+        );
+    }
+    let buckets = &bytes[4..];
+    let (mut pos, mut len) = (0usize, 0u64);
+    for _ in 0..n {
+        let at = 4 + pos;
+        let size = cast::read_u32(buckets, pos).ok_or_else(|| {
+            Error::truncated("bucket length", at, at as u64 + 4, bytes.len() as u64)
+        })? as usize;
+        let Some(body) = buckets.get(pos + 4..).and_then(|r| r.get(..size)) else {
+            return Err(Error::truncated(
+                "bucket",
+                at + 4,
+                (at + 4 + size) as u64,
+                bytes.len() as u64,
+            ));
+        };
+        if body.starts_with(&MAGIC) {
+            return Err(Error::bad_magic(expect::BUCKET, body, at + 4));
+        }
+        let parsed = open::parse(body).map_err(|e| e.shifted(at + 4))?;
+        if parsed.len != size {
+            return Err(
+                Error::malformed("bucket length (the bitmap ends before it)", at)
+                    .values(parsed.len as u64, size as u64),
+            );
+        }
+        len += parsed.bm.len();
+        pos += 4 + size;
+    }
+    if pos != buckets.len() {
+        return Err(
+            Error::malformed("end of the last bucket (bytes follow the bitmap)", 4 + pos)
+                .values((4 + pos) as u64, bytes.len() as u64),
+        );
+    }
+    Ok(FrozenBitmap64 {
+        bytes,
+        repr: Repr::Portable {
+            n: n as usize,
+            buckets,
+            native: true,
+        },
+        len,
+    })
+}
+
 /// Checked parse of the 64-bit portable format.
-fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
+pub(crate) fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
     let n = cast::read_u64(bytes, 0)
         .ok_or_else(|| Error::truncated("bucket count", 0, 8, bytes.len() as u64))?;
     let most = (bytes.len() - 8) / MIN_PORTABLE_BUCKET;
@@ -577,7 +646,11 @@ fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
     }
     Ok(FrozenBitmap64 {
         bytes,
-        repr: Repr::Portable { n, buckets },
+        repr: Repr::Portable {
+            n,
+            buckets,
+            native: false,
+        },
         len,
     })
 }

@@ -1,6 +1,7 @@
 //! [`Writer`]: encodes bitmaps in the frozen format with reusable buffers.
 
 mod builder;
+mod dv;
 
 mod ops;
 mod portable;
