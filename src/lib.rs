@@ -178,8 +178,8 @@ pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
 pub use file::{AtomicFile, BitmapFile, FileIter, FileWriter};
 pub use format::ContainerKind;
-pub use view::{Format, FrozenBitmap, Iter, Statistics};
-pub use view64::{Buckets, FrozenBitmap64, Iter64};
+pub use view::{Format, FrozenBitmap, Iter, LiveRanges, Statistics};
+pub use view64::{Buckets, FrozenBitmap64, Iter64, LiveRanges64};
 #[cfg(feature = "alloc")]
 pub use write::{Builder, Writer};
 

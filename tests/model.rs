@@ -375,3 +375,50 @@ proptest! {
         prop_assert!(it.eq(model.into_iter()));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: if std::env::var_os("CI").is_some() { 64 } else { 256 }, ..ProptestConfig::default() })]
+
+    /// `fill_mask` sets exactly the model's values of random unaligned ranges (and no word
+    /// past its count), and `live_ranges` gives exactly the gaps, for every container kind.
+    #[test]
+    fn fill_mask_and_live_ranges_match_the_model(
+        s in set(), cuts in prop::collection::vec((any::<u32>(), 0u32..140_000), 1..6), portable in any::<bool>(),
+    ) {
+        let bytes = if portable {
+            let mut out = Vec::new();
+            Writer::new().write_portable_sorted(s.iter().copied(), &mut out).unwrap();
+            out
+        } else {
+            encode(&s)
+        };
+        let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
+        let anchors: Vec<u32> = s.iter().copied().step_by(s.len() / 7 + 1).chain([0, u32::MAX - 5]).collect();
+        for (i, &(seed, len)) in cuts.iter().enumerate() {
+            let lo = anchors[seed as usize % anchors.len()].saturating_sub(seed % 97 + i as u32);
+            let hi = lo.saturating_add(len);
+            let words = ((hi - lo) as usize).div_ceil(64);
+            let mut mask = vec![!0u64; words + 1];
+            bm.fill_mask(lo..hi, &mut mask);
+            prop_assert_eq!(mask[words], !0u64);
+            for (k, v) in (lo..hi).enumerate() {
+                prop_assert_eq!(mask[k / 64] >> (k % 64) & 1 == 1, s.contains(&v), "bit {} of {}..{}", k, lo, hi);
+            }
+            if (hi - lo) % 64 != 0 {
+                prop_assert_eq!(mask[words - 1] >> ((hi - lo) % 64), 0);
+            }
+            let mut gaps = Vec::new();
+            let mut next = lo;
+            for &v in s.range(lo..hi) {
+                if v > next {
+                    gaps.push(next..v);
+                }
+                next = v + 1;
+            }
+            if next < hi {
+                gaps.push(next..hi);
+            }
+            prop_assert_eq!(bm.live_ranges(lo..hi).collect::<Vec<_>>(), gaps);
+        }
+    }
+}

@@ -55,6 +55,136 @@ fn check_queries(bm: &FrozenBitmap64<'_>, model: &BTreeSet<u64>, seed: u64) {
     assert!(bm.buckets().map(|(k, _)| k).eq(buckets.iter().copied()));
 }
 
+/// Range counts, the double-ended iterator with its skips and runs, masks and gaps, against
+/// the model, at random unaligned ranges.
+fn check_ranges_and_iterators(bm: &FrozenBitmap64<'_>, model: &BTreeSet<u64>, seed: u64) {
+    let values: Vec<u64> = model.iter().copied().collect();
+    let mut rng = Rng(seed);
+    let mut points = vec![0, 1, u64::MAX, 1 << 32, (1 << 32) - 1];
+    for _ in 0..24.min(values.len()) {
+        let v = values[rng.below(values.len() as u64) as usize];
+        points.extend([
+            v,
+            v.wrapping_add(1),
+            v.wrapping_sub(1),
+            v.wrapping_add(rng.below(5000)),
+        ]);
+    }
+    points.extend((0..8).map(|_| rng.next()));
+    for w in points.windows(2) {
+        let (lo, hi) = (w[0].min(w[1]), w[0].max(w[1]));
+        let count = model.range(lo..hi).count() as u64;
+        assert_eq!(
+            bm.range_cardinality(lo..hi),
+            count,
+            "range_cardinality({lo}..{hi})"
+        );
+        assert_eq!(
+            bm.range_cardinality(lo..=hi),
+            model.range(lo..=hi).count() as u64
+        );
+        assert_eq!(
+            bm.contains_range(lo..hi),
+            count == hi - lo,
+            "contains_range({lo}..{hi})"
+        );
+        // Masks and gaps over ranges of at most 2^13 rows.
+        let hi = hi.min(lo.saturating_add(1 << 13));
+        let mut mask = vec![!0u64; ((hi - lo) as usize).div_ceil(64) + 1];
+        bm.fill_mask(lo..hi, &mut mask);
+        let want_words = ((hi - lo) as usize).div_ceil(64);
+        assert_eq!(mask[want_words], !0, "fill_mask wrote past its words");
+        for (i, v) in (lo..hi).enumerate() {
+            let bit = mask[i / 64] >> (i % 64) & 1 == 1;
+            assert_eq!(bit, model.contains(&v), "fill_mask({lo}..{hi}) bit {i}");
+        }
+        if want_words > 0 {
+            let tail = (hi - lo) % 64;
+            if tail != 0 {
+                assert_eq!(mask[want_words - 1] >> tail, 0, "bits past the range");
+            }
+        }
+        let mut expect = Vec::new();
+        let mut start = None;
+        for v in lo..hi {
+            match (model.contains(&v), start) {
+                (false, None) => start = Some(v),
+                (true, Some(s)) => {
+                    expect.push(s..v);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = start {
+            expect.push(s..hi);
+        }
+        assert_eq!(
+            bm.live_ranges(lo..hi).collect::<Vec<_>>(),
+            expect,
+            "live_ranges({lo}..{hi})"
+        );
+    }
+    // Backward and mixed iteration.
+    assert!(bm.iter().rev().eq(values.iter().rev().copied()));
+    let mut it = bm.iter();
+    let (mut front, mut back) = (0usize, values.len());
+    while front < back {
+        if rng.below(2) == 0 {
+            assert_eq!(it.next(), Some(values[front]));
+            front += 1;
+        } else {
+            back -= 1;
+            assert_eq!(it.next_back(), Some(values[back]));
+        }
+    }
+    assert_eq!((it.next(), it.next_back()), (None, None));
+    // Skips from either end.
+    for &p in &points {
+        let mut it = bm.iter();
+        it.advance_to(p);
+        assert_eq!(
+            it.next(),
+            model.range(p..).next().copied(),
+            "advance_to({p})"
+        );
+        let mut it = bm.iter();
+        it.advance_back_to(p);
+        assert_eq!(
+            it.next_back(),
+            model.range(..=p).next_back().copied(),
+            "advance_back_to({p})"
+        );
+    }
+    // next_many in odd chunk sizes, and maximal runs.
+    let mut it = bm.iter();
+    let mut got = Vec::new();
+    let mut buf = [0u64; 37];
+    loop {
+        let n = it.next_many(&mut buf[..1 + rng.below(36) as usize]).len();
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(got, values);
+    let mut it = bm.iter();
+    let mut prev_end: Option<u64> = None;
+    let mut flat = Vec::new();
+    while let Some(r) = it.next_range() {
+        assert!(r.start() <= r.end());
+        if let Some(e) = prev_end {
+            assert!(*r.start() > e + 1, "ranges {e} and {r:?} touch");
+        }
+        prev_end = Some(*r.end());
+        flat.extend(r);
+        if flat.len() > values.len() {
+            break;
+        }
+    }
+    assert_eq!(flat, values);
+}
+
 fn set64() -> impl Strategy<Value = BTreeSet<u64>> {
     let hi = prop_oneof![
         Just(0u32),
@@ -143,6 +273,29 @@ proptest! {
                 prop_assert_eq!(va == vb, a == b);
             }
         }
+    }
+
+    #[test]
+    fn range_iterator_and_mask_queries_match_model(s in set64(), seed in any::<u64>()) {
+        let (f, p) = both_formats(&s, false);
+        for bytes in [&f, &p] {
+            let bm = FrozenBitmap64::from_bytes(bytes).unwrap();
+            check_ranges_and_iterators(&bm, &s, seed);
+        }
+    }
+
+    #[test]
+    fn pair_forms_match_model(a in set64(), b in set64(), mix in any::<bool>()) {
+        let b: BTreeSet<u64> = if mix { a.iter().copied().filter(|v| v % 3 != 0).chain(b.iter().copied().take(3)).collect() } else { b };
+        let (fa, pa) = both_formats(&a, false);
+        let (fb, pb) = both_formats(&b, false);
+        let inter = a.intersection(&b).count() as u64;
+        let (va, vb) = (FrozenBitmap64::from_bytes(&fa).unwrap(), FrozenBitmap64::from_bytes(&pb).unwrap());
+        prop_assert_eq!(va.is_disjoint(&vb), inter == 0);
+        prop_assert_eq!(va.difference_len(&vb), a.difference(&b).count() as u64);
+        prop_assert_eq!(va.symmetric_difference_len(&vb), a.symmetric_difference(&b).count() as u64);
+        let _ = pa;
+        let _ = fb;
     }
 
     #[test]

@@ -2,10 +2,12 @@
 
 mod dir;
 mod iter;
+mod mask;
 pub(crate) mod open;
 mod setops;
 
 pub use iter::Iter;
+pub use mask::LiveRanges;
 
 pub(crate) use dir::Directory;
 #[cfg(feature = "alloc")]

@@ -5,10 +5,16 @@
 
 use core::fmt;
 
+mod iter;
+mod query;
+
+pub use iter::{Buckets, Iter64};
+pub use query::LiveRanges64;
+
 use crate::cast::{self, U32, U64};
 use crate::error::{Error, ErrorKind, expect};
 use crate::format::*;
-use crate::view::{Format, FrozenBitmap, Iter, open};
+use crate::view::{Format, FrozenBitmap, open};
 
 /// A read-only 64-bit Roaring bitmap over borrowed bytes: a sorted list of buckets, each a
 /// 32-bit bitmap holding the values that share their high 32 bits.
@@ -49,7 +55,7 @@ pub struct FrozenBitmap64<'a> {
 }
 
 #[derive(Clone, Copy)]
-enum Repr<'a> {
+pub(crate) enum Repr<'a> {
     Frozen {
         keys: &'a [U32],
         offsets: &'a [U64],
@@ -207,11 +213,7 @@ impl<'a> FrozenBitmap64<'a> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn buckets(&self) -> Buckets<'a> {
-        Buckets {
-            repr: self.repr,
-            i: 0,
-            pos: 0,
-        }
+        Buckets::new(self.repr, self.bucket_count())
     }
 
     /// The bucket with high bits `key`, found by binary search in the frozen format and by
@@ -316,10 +318,7 @@ impl<'a> FrozenBitmap64<'a> {
 
     /// The values in ascending order.
     pub fn iter(&self) -> Iter64<'a> {
-        Iter64 {
-            buckets: self.buckets(),
-            current: None,
-        }
+        Iter64::new(self.buckets())
     }
 
     /// The number of values in both bitmaps, computed bucket by bucket from the bytes.
@@ -381,7 +380,7 @@ impl<'a> FrozenBitmap64<'a> {
 
 /// Calls `f` with the buckets of `a` and `b` paired by key, in key order, until it returns
 /// `false`.
-fn merge<'x, 'y>(
+pub(crate) fn merge<'x, 'y>(
     a: &FrozenBitmap64<'x>,
     b: &FrozenBitmap64<'y>,
     mut f: impl FnMut(Option<FrozenBitmap<'x>>, Option<FrozenBitmap<'y>>) -> bool,
@@ -406,119 +405,17 @@ fn merge<'x, 'y>(
 }
 
 #[inline]
-fn join(key: u32, lo: u32) -> u64 {
+pub(crate) fn join(key: u32, lo: u32) -> u64 {
     (u64::from(key) << 32) | u64::from(lo)
 }
 
 /// Bucket `i` of a frozen 64-bit bitmap (checked at construction, so opened unchecked).
-fn frozen_bucket<'a>(repr: &Repr<'a>, i: usize) -> FrozenBitmap<'a> {
+pub(crate) fn frozen_bucket<'a>(repr: &Repr<'a>, i: usize) -> FrozenBitmap<'a> {
     let Repr::Frozen { offsets, body, .. } = *repr else {
         return open::unchecked(&[]);
     };
     let start = offsets.get(i).map_or(0, |o| o.get() as usize);
     open::unchecked(body.get(start..).unwrap_or(&[]))
-}
-
-/// Iterator over the buckets of a [`FrozenBitmap64`]: `(high 32 bits, bitmap of the low 32
-/// bits)` in ascending key order.
-#[derive(Clone)]
-pub struct Buckets<'a> {
-    repr: Repr<'a>,
-    i: usize,
-    /// Position in a portable stream's bucket bytes.
-    pos: usize,
-}
-
-impl fmt::Debug for Buckets<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Buckets")
-            .field("next", &self.i)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<'a> Iterator for Buckets<'a> {
-    type Item = (u32, FrozenBitmap<'a>);
-
-    fn next(&mut self) -> Option<(u32, FrozenBitmap<'a>)> {
-        match self.repr {
-            Repr::Frozen { keys, .. } => {
-                let key = keys.get(self.i)?.get();
-                let b = frozen_bucket(&self.repr, self.i);
-                self.i += 1;
-                Some((key, b))
-            }
-            Repr::Portable { n, buckets, native } => {
-                if self.i >= n {
-                    return None;
-                }
-                let field = cast::read_u32(buckets, self.pos)?;
-                let rest = buckets.get(self.pos + 4..)?;
-                let (key, b, len) = if native {
-                    let len = (field as usize).min(rest.len());
-                    (self.i as u32, open::unchecked(&rest[..len]), len)
-                } else {
-                    let (b, len) = open::unchecked_prefix(rest);
-                    (field, b, len)
-                };
-                self.pos += 4 + len;
-                self.i += 1;
-                Some((key, b))
-            }
-        }
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = match self.repr {
-            Repr::Frozen { keys, .. } => keys.len(),
-            Repr::Portable { n, .. } => n,
-        };
-        (0, Some(n.saturating_sub(self.i)))
-    }
-}
-
-/// Iterator over the values of a [`FrozenBitmap64`], in ascending order.
-#[derive(Clone)]
-pub struct Iter64<'a> {
-    buckets: Buckets<'a>,
-    current: Option<(u64, Iter<'a>)>,
-}
-
-impl fmt::Debug for Iter64<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Iter64")
-            .field("buckets", &self.buckets)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Iterator for Iter64<'_> {
-    type Item = u64;
-
-    #[inline]
-    fn next(&mut self) -> Option<u64> {
-        loop {
-            if let Some((hi, it)) = &mut self.current
-                && let Some(lo) = it.next()
-            {
-                return Some(*hi | u64::from(lo));
-            }
-            let (k, b) = self.buckets.next()?;
-            self.current = Some((u64::from(k) << 32, b.iter()));
-        }
-    }
-
-    fn fold<B, F: FnMut(B, u64) -> B>(mut self, init: B, mut f: F) -> B {
-        let mut acc = init;
-        if let Some((hi, it)) = self.current.take() {
-            acc = it.fold(acc, |acc, lo| f(acc, hi | u64::from(lo)));
-        }
-        for (k, b) in self.buckets {
-            let hi = u64::from(k) << 32;
-            acc = b.iter().fold(acc, |acc, lo| f(acc, hi | u64::from(lo)));
-        }
-        acc
-    }
 }
 
 impl PartialEq for FrozenBitmap64<'_> {

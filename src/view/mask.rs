@@ -1,0 +1,196 @@
+//! Row masks for scans: the set's values in a range as a bitmask (`fill_mask`), and the
+//! gaps between them (`live_ranges`, the rows a deletion vector keeps).
+
+use core::ops::Range;
+
+use super::{FrozenBitmap, Iter};
+use crate::container::Container;
+
+impl FrozenBitmap<'_> {
+    /// Overwrites the first `ceil(range.len() / 64)` words of `out` so that bit `i` (bit
+    /// `i % 64` of word `i / 64`) is set exactly when `range.start + i` is in the set; the
+    /// bits past the range's end in the last word are cleared. Bitsets are copied a word
+    /// at a time (shifted), runs filled a word at a time; only array values are set one by
+    /// one. Allocates nothing.
+    ///
+    /// # Panics
+    ///
+    /// If `out` has fewer than `ceil(range.len() / 64)` words.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmapBuf};
+    /// let deleted = FrozenBitmapBuf::from_sorted_iter([3, 64, 65, 200])?;
+    /// let mut mask = [0u64; 2];
+    /// deleted.as_view().fill_mask(60..190, &mut mask);
+    /// assert_eq!(mask, [0b11 << 4, 0]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn fill_mask(&self, range: Range<u32>, out: &mut [u64]) {
+        let (lo, hi) = (
+            u64::from(range.start),
+            u64::from(range.end.max(range.start)),
+        );
+        let words = (hi - lo).div_ceil(64) as usize;
+        assert!(
+            out.len() >= words,
+            "fill_mask: the range needs {words} words, `out` has {}",
+            out.len()
+        );
+        let out = &mut out[..words];
+        out.fill(0);
+        self.or_mask(lo, hi, out, 0);
+    }
+
+    /// Sets bit `v - lo + at` of `out` for every value `v` of the set in `lo..hi`
+    /// (`hi <= 2^32`); `out` must hold bit `hi - lo + at - 1`.
+    pub(crate) fn or_mask(&self, lo: u64, hi: u64, out: &mut [u64], at: u64) {
+        if lo >= hi {
+            return;
+        }
+        let dir = &self.dir;
+        let n = dir.n();
+        let mut i = dir.lower_bound((lo >> 16) as u16, 0, n);
+        while i < n {
+            let base = u64::from(dir.key(i)) << 16;
+            if base >= hi {
+                break;
+            }
+            // The part of this container in the range, as low bits.
+            let (from, to) = (lo.max(base) - base, hi.min(base + 65_536) - base);
+            let shift = |v: u64| base + v - lo + at;
+            match dir.container(i) {
+                Container::Array(a) => {
+                    let start = a.partition_point(|x| u64::from(x.get()) < from);
+                    for x in &a[start..] {
+                        let v = u64::from(x.get());
+                        if v >= to {
+                            break;
+                        }
+                        let b = shift(v);
+                        out[(b / 64) as usize] |= 1 << (b % 64);
+                    }
+                }
+                Container::Run(runs) => {
+                    let start = runs.partition_point(|r| u64::from(r.end()) < from);
+                    for r in &runs[start..] {
+                        let (s, e) = (u64::from(r.start()).max(from), u64::from(r.end()) + 1);
+                        if s >= to {
+                            break;
+                        }
+                        set_bits(out, shift(s), shift(e.min(to)));
+                    }
+                }
+                Container::Bitset(words) => {
+                    for w in (from / 64) as usize..to.div_ceil(64) as usize {
+                        let first = 64 * w as u64;
+                        let mut word = words[w].get();
+                        if first < from {
+                            word &= u64::MAX << (from - first);
+                        }
+                        if first + 64 > to {
+                            word &= u64::MAX >> (first + 64 - to);
+                        }
+                        if word != 0 {
+                            or_word(
+                                out,
+                                first as i64 + base as i64 - lo as i64 + at as i64,
+                                word,
+                            );
+                        }
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// The ranges of `range` that hold no value of the set, in order: for a deletion
+    /// vector, the rows a scan keeps (what arrow-rs's `RowSelection` takes). O(1) per
+    /// range for run containers; allocates nothing.
+    ///
+    /// ```
+    /// # use frozen_roaring::FrozenBitmapBuf;
+    /// let deleted = FrozenBitmapBuf::from_sorted_iter([3, 4, 5, 9])?;
+    /// let kept: Vec<_> = deleted.as_view().live_ranges(0..12).collect();
+    /// assert_eq!(kept, [0..3, 6..9, 10..12]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn live_ranges(&self, range: Range<u32>) -> LiveRanges<'_> {
+        let mut runs = self.iter();
+        runs.advance_to(range.start);
+        LiveRanges {
+            runs,
+            next: range.start,
+            end: range.end,
+        }
+    }
+}
+
+/// Iterator over the gaps of a bitmap in a range ([`FrozenBitmap::live_ranges`]).
+#[derive(Clone, Debug)]
+pub struct LiveRanges<'a> {
+    runs: Iter<'a>,
+    /// Start of the next gap.
+    next: u32,
+    end: u32,
+}
+
+impl Iterator for LiveRanges<'_> {
+    type Item = Range<u32>;
+
+    fn next(&mut self) -> Option<Range<u32>> {
+        while self.next < self.end {
+            let Some(run) = self.runs.next_range() else {
+                let gap = self.next..self.end;
+                self.next = self.end;
+                return Some(gap);
+            };
+            let (s, e) = (*run.start(), *run.end());
+            let gap = self.next..s.min(self.end);
+            if e >= self.next {
+                self.next = e.checked_add(1).map_or(self.end, |n| n.min(self.end));
+            }
+            if gap.start < gap.end {
+                return Some(gap);
+            }
+        }
+        None
+    }
+}
+
+/// Sets bits `from..to` of `out`, a word at a time.
+#[inline]
+pub(crate) fn set_bits(out: &mut [u64], from: u64, to: u64) {
+    if from >= to {
+        return;
+    }
+    let (fw, lw) = ((from / 64) as usize, ((to - 1) / 64) as usize);
+    let first = u64::MAX << (from % 64);
+    let last = u64::MAX >> (63 - (to - 1) % 64);
+    if fw == lw {
+        out[fw] |= first & last;
+    } else {
+        out[fw] |= first;
+        out[fw + 1..lw].fill(u64::MAX);
+        out[lw] |= last;
+    }
+}
+
+/// ORs `word` into `out` starting at bit `at` (which may be negative: the low bits that
+/// fall before bit 0 are dropped; `word`'s set bits must land inside `out`).
+#[inline]
+pub(crate) fn or_word(out: &mut [u64], at: i64, word: u64) {
+    let (at, word) = if at < 0 {
+        (0u64, word >> ((-at) as u64).min(63))
+    } else {
+        (at as u64, word)
+    };
+    let (w, s) = ((at / 64) as usize, at % 64);
+    out[w] |= word << s;
+    if s != 0 {
+        let spill = word >> (64 - s);
+        if spill != 0 {
+            out[w + 1] |= spill;
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! Iterators of a 64-bit view: its buckets ([`Buckets`]) and its values ([`Iter64`]), both
+//! double-ended. Values are the 32-bit iterators of the buckets with the bucket's key in
+//! the high half: no second copy of the container code.
+
+use core::fmt;
+use core::ops::RangeInclusive;
+
+use super::{Repr, frozen_bucket, join};
+use crate::cast;
+use crate::view::{FrozenBitmap, Iter, open};
+
+/// Iterator over the buckets of a [`FrozenBitmap64`](super::FrozenBitmap64): `(high 32
+/// bits, bitmap of the low 32 bits)` in ascending key order. Forward steps are O(1);
+/// backward steps are O(1) in the frozen format and walk the buckets before them in the
+/// portable one (whose buckets are found only in order).
+#[derive(Clone)]
+pub struct Buckets<'a> {
+    repr: Repr<'a>,
+    /// Index of the next bucket from the front.
+    i: usize,
+    /// Index past the next bucket from the back.
+    end: usize,
+    /// Position of bucket `i` in a portable stream's bucket bytes.
+    pos: usize,
+}
+
+impl fmt::Debug for Buckets<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Buckets")
+            .field("next", &self.i)
+            .field("end", &self.end)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Buckets<'a> {
+    pub(super) fn new(repr: Repr<'a>, n: usize) -> Buckets<'a> {
+        Buckets {
+            repr,
+            i: 0,
+            end: n,
+            pos: 0,
+        }
+    }
+
+    /// The portable bucket at byte `pos` of the stream, as `(key, bitmap, bytes taken)`.
+    fn portable_at(
+        repr: &Repr<'a>,
+        index: usize,
+        pos: usize,
+    ) -> Option<(u32, FrozenBitmap<'a>, usize)> {
+        let Repr::Portable {
+            buckets, native, ..
+        } = *repr
+        else {
+            return None;
+        };
+        let field = cast::read_u32(buckets, pos)?;
+        let rest = buckets.get(pos + 4..)?;
+        Some(if native {
+            let len = (field as usize).min(rest.len());
+            (index as u32, open::unchecked(&rest[..len]), 4 + len)
+        } else {
+            let (b, len) = open::unchecked_prefix(rest);
+            (field, b, 4 + len)
+        })
+    }
+}
+
+impl<'a> Iterator for Buckets<'a> {
+    type Item = (u32, FrozenBitmap<'a>);
+
+    fn next(&mut self) -> Option<(u32, FrozenBitmap<'a>)> {
+        if self.i >= self.end {
+            return None;
+        }
+        let item = match self.repr {
+            Repr::Frozen { keys, .. } => {
+                (keys.get(self.i)?.get(), frozen_bucket(&self.repr, self.i))
+            }
+            Repr::Portable { .. } => {
+                let (k, b, len) = Buckets::portable_at(&self.repr, self.i, self.pos)?;
+                self.pos += len;
+                (k, b)
+            }
+        };
+        self.i += 1;
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.end.saturating_sub(self.i)))
+    }
+}
+
+impl<'a> DoubleEndedIterator for Buckets<'a> {
+    fn next_back(&mut self) -> Option<(u32, FrozenBitmap<'a>)> {
+        if self.i >= self.end {
+            return None;
+        }
+        let last = self.end - 1;
+        let item = match self.repr {
+            Repr::Frozen { keys, .. } => (keys.get(last)?.get(), frozen_bucket(&self.repr, last)),
+            Repr::Portable { .. } => {
+                let mut pos = self.pos;
+                for index in self.i..last {
+                    pos += Buckets::portable_at(&self.repr, index, pos)?.2;
+                }
+                let (k, b, _) = Buckets::portable_at(&self.repr, last, pos)?;
+                (k, b)
+            }
+        };
+        self.end = last;
+        Some(item)
+    }
+}
+
+/// Iterator over the values of a [`FrozenBitmap64`](super::FrozenBitmap64), in ascending
+/// order, from either end, with the roaring-rs iterator API (`advance_to`,
+/// `advance_back_to`, `next_many`, `next_range`).
+#[derive(Clone)]
+pub struct Iter64<'a> {
+    buckets: Buckets<'a>,
+    front: Option<(u32, Iter<'a>)>,
+    back: Option<(u32, Iter<'a>)>,
+}
+
+impl fmt::Debug for Iter64<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Iter64")
+            .field("buckets", &self.buckets)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Iter64<'a> {
+    pub(super) fn new(buckets: Buckets<'a>) -> Iter64<'a> {
+        Iter64 {
+            buckets,
+            front: None,
+            back: None,
+        }
+    }
+
+    /// The front bucket's iterator, opening the next bucket (or taking over the back one)
+    /// when the current one is done; `None` when all values are taken.
+    fn front_iter(&mut self) -> Option<&mut (u32, Iter<'a>)> {
+        loop {
+            if self
+                .front
+                .as_ref()
+                .is_some_and(|(_, it)| it.clone().next().is_some())
+            {
+                return self.front.as_mut();
+            }
+            match self.buckets.next() {
+                Some((k, b)) => self.front = Some((k, b.iter())),
+                None => {
+                    self.front = self.back.take();
+                    return self
+                        .front
+                        .as_mut()
+                        .filter(|(_, it)| it.clone().next().is_some());
+                }
+            }
+        }
+    }
+
+    /// Moves forward to the first value `>= value` (no move if already there).
+    pub fn advance_to(&mut self, value: u64) {
+        let (hi, lo) = ((value >> 32) as u32, value as u32);
+        loop {
+            match &mut self.front {
+                Some((k, it)) if *k == hi => {
+                    it.advance_to(lo);
+                    return;
+                }
+                Some((k, _)) if *k > hi => return,
+                _ => {}
+            }
+            match self.buckets.next() {
+                Some((k, b)) => self.front = Some((k, b.iter())),
+                None => {
+                    self.front = None;
+                    match &mut self.back {
+                        Some((k, it)) if *k == hi => it.advance_to(lo),
+                        Some((k, _)) if *k < hi => self.back = None,
+                        _ => {}
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Moves backward to the last value `<= value` (no move if already there).
+    pub fn advance_back_to(&mut self, value: u64) {
+        let (hi, lo) = ((value >> 32) as u32, value as u32);
+        loop {
+            match &mut self.back {
+                Some((k, it)) if *k == hi => {
+                    it.advance_back_to(lo);
+                    return;
+                }
+                Some((k, _)) if *k < hi => return,
+                _ => {}
+            }
+            match self.buckets.next_back() {
+                Some((k, b)) => self.back = Some((k, b.iter())),
+                None => {
+                    self.back = None;
+                    match &mut self.front {
+                        Some((k, it)) if *k == hi => it.advance_back_to(lo),
+                        Some((k, _)) if *k > hi => self.front = None,
+                        _ => {}
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Fills `buf` with the next values and returns the filled part (empty at the end).
+    pub fn next_many<'b>(&mut self, buf: &'b mut [u64]) -> &'b mut [u64] {
+        let mut n = 0;
+        let mut chunk = [0u32; 256];
+        while n < buf.len() {
+            let Some((k, it)) = self.front_iter() else {
+                break;
+            };
+            let hi = u64::from(*k) << 32;
+            let want = (buf.len() - n).min(chunk.len());
+            let got = it.next_many(&mut chunk[..want]);
+            for (d, &lo) in buf[n..].iter_mut().zip(got.iter()) {
+                *d = hi | u64::from(lo);
+            }
+            n += got.len();
+        }
+        &mut buf[..n]
+    }
+
+    /// The next maximal run of consecutive values (runs that cross from one bucket into
+    /// the next are joined).
+    pub fn next_range(&mut self) -> Option<RangeInclusive<u64>> {
+        let (k, it) = self.front_iter()?;
+        let r = it.next_range()?;
+        let (start, mut end) = (join(*k, *r.start()), join(*k, *r.end()));
+        // A run that ends a bucket may go on at the start of the next key's bucket.
+        while end & 0xFFFF_FFFF == 0xFFFF_FFFF && end != u64::MAX {
+            let Some((k, it)) = self.front_iter() else {
+                break;
+            };
+            if u64::from(*k) != (end >> 32) + 1 || !it.clone().next().is_some_and(|v| v == 0) {
+                break;
+            }
+            let r = it.next_range()?;
+            end = join(*k, *r.end());
+        }
+        Some(start..=end)
+    }
+}
+
+impl Iterator for Iter64<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        loop {
+            if let Some((hi, it)) = &mut self.front
+                && let Some(lo) = it.next()
+            {
+                return Some(join(*hi, lo));
+            }
+            match self.buckets.next() {
+                Some((k, b)) => self.front = Some((k, b.iter())),
+                None => {
+                    let (hi, it) = self.back.as_mut()?;
+                    return it.next().map(|lo| join(*hi, lo));
+                }
+            }
+        }
+    }
+
+    fn fold<B, F: FnMut(B, u64) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        if let Some((hi, it)) = self.front.take() {
+            acc = it.fold(acc, |acc, lo| f(acc, join(hi, lo)));
+        }
+        for (k, b) in self.buckets {
+            acc = b.iter().fold(acc, |acc, lo| f(acc, join(k, lo)));
+        }
+        if let Some((hi, it)) = self.back.take() {
+            acc = it.fold(acc, |acc, lo| f(acc, join(hi, lo)));
+        }
+        acc
+    }
+}
+
+impl DoubleEndedIterator for Iter64<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u64> {
+        loop {
+            if let Some((hi, it)) = &mut self.back
+                && let Some(lo) = it.next_back()
+            {
+                return Some(join(*hi, lo));
+            }
+            match self.buckets.next_back() {
+                Some((k, b)) => self.back = Some((k, b.iter())),
+                None => {
+                    let (hi, it) = self.front.as_mut()?;
+                    return it.next_back().map(|lo| join(*hi, lo));
+                }
+            }
+        }
+    }
+}
