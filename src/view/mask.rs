@@ -81,9 +81,10 @@ impl FrozenBitmap<'_> {
                     }
                 }
                 Container::Bitset(words) => {
-                    for w in (from / 64) as usize..to.div_ceil(64) as usize {
+                    let span = (from / 64) as usize..to.div_ceil(64) as usize;
+                    for (w, stored) in span.clone().zip(&words[span]) {
                         let first = 64 * w as u64;
-                        let mut word = words[w].get();
+                        let mut word = stored.get();
                         if first < from {
                             word &= u64::MAX << (from - first);
                         }

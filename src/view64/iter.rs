@@ -250,7 +250,7 @@ impl<'a> Iter64<'a> {
             let Some((k, it)) = self.front_iter() else {
                 break;
             };
-            if u64::from(*k) != (end >> 32) + 1 || !it.clone().next().is_some_and(|v| v == 0) {
+            if u64::from(*k) != (end >> 32) + 1 || it.clone().next().is_none_or(|v| v != 0) {
                 break;
             }
             let r = it.next_range()?;

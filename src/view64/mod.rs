@@ -253,10 +253,14 @@ impl<'a> FrozenBitmap64<'a> {
                     .max()
                     .map(|lo| join(keys[i].get(), lo))
             }),
-            Repr::Portable { .. } => self
-                .buckets()
-                .filter_map(|(k, b)| b.max().map(|lo| join(k, lo)))
-                .last(),
+            // Buckets of the portable format are found front to back: one pass.
+            Repr::Portable { .. } => {
+                let mut max = None;
+                for (k, b) in self.buckets() {
+                    max = b.max().map(|lo| join(k, lo)).or(max);
+                }
+                max
+            }
         }
     }
 
