@@ -404,7 +404,7 @@ proptest! {
             for (k, v) in (lo..hi).enumerate() {
                 prop_assert_eq!(mask[k / 64] >> (k % 64) & 1 == 1, s.contains(&v), "bit {} of {}..{}", k, lo, hi);
             }
-            if (hi - lo) % 64 != 0 {
+            if !(hi - lo).is_multiple_of(64) {
                 prop_assert_eq!(mask[words - 1] >> ((hi - lo) % 64), 0);
             }
             let mut gaps = Vec::new();
