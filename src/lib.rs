@@ -153,6 +153,8 @@ mod simd;
 mod algebra;
 #[cfg(feature = "alloc")]
 mod buf;
+#[cfg(feature = "alloc")]
+mod buf64;
 mod container;
 mod dv;
 #[cfg(feature = "alloc")]
@@ -169,6 +171,8 @@ mod tests;
 
 #[cfg(feature = "alloc")]
 pub use buf::FrozenBitmapBuf;
+#[cfg(feature = "alloc")]
+pub use buf64::FrozenBitmap64Buf;
 #[cfg(feature = "std")]
 pub use dv::{BlobMetadata, PuffinFile, PuffinWriter};
 pub use dv::{DV_MAGIC, DV_NATIVE_MAGIC, DeletionVector};

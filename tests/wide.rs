@@ -299,6 +299,47 @@ proptest! {
     }
 
     #[test]
+    fn set_operations_into_buffers_match_model(a in set64(), b in set64(), c in set64(), mix in any::<bool>()) {
+        let b: BTreeSet<u64> = if mix { a.iter().copied().filter(|v| v % 3 != 0).chain(b.iter().copied().take(3)).collect() } else { b };
+        let (fa, pa) = both_formats(&a, false);
+        let (fb, pb) = both_formats(&b, false);
+        let (_, pc) = both_formats(&c, false);
+        let mut w = Writer::new();
+        let mut out = vec![7u8; 3]; // results are appended after what is there
+        for x in [&fa, &pa] {
+            for y in [&fb, &pb] {
+                let (va, vb) = (FrozenBitmap64::from_bytes(x).unwrap(), FrozenBitmap64::from_bytes(y).unwrap());
+                let cases: [(fn(&mut Writer, &FrozenBitmap64<'_>, &FrozenBitmap64<'_>, &mut Vec<u8>) -> Result<std::ops::Range<usize>, frozen_roaring::Error>, BTreeSet<u64>); 4] = [
+                    (Writer::intersection64_into, a.intersection(&b).copied().collect()),
+                    (Writer::union64_into, a.union(&b).copied().collect()),
+                    (Writer::difference64_into, a.difference(&b).copied().collect()),
+                    (Writer::symmetric_difference64_into, a.symmetric_difference(&b).copied().collect()),
+                ];
+                for (op, want) in cases {
+                    let r = op(&mut w, &va, &vb, &mut out).unwrap();
+                    prop_assert_eq!(&out[..3], &[7u8, 7, 7][..]);
+                    let got = FrozenBitmap64::from_bytes_strict(&out[r.clone()]).unwrap();
+                    prop_assert!(got.iter().eq(want.iter().copied()));
+                    prop_assert!(got.buckets().all(|(_, b)| !b.is_empty()), "no empty buckets");
+                    out.truncate(3);
+                }
+                prop_assert_eq!(va.intersection(&vb).as_view().len(), a.intersection(&b).count() as u64);
+                prop_assert_eq!(va.union(&vb), frozen_roaring::FrozenBitmap64Buf::from_sorted_iter(a.union(&b).copied()).unwrap());
+            }
+        }
+        let views: Vec<FrozenBitmap64<'_>> = [&pa, &fb, &pc].iter().map(|x| FrozenBitmap64::from_bytes(x).unwrap()).collect();
+        let r = w.union64_many_into(&views, &mut out).unwrap();
+        let all: BTreeSet<u64> = a.iter().chain(&b).chain(&c).copied().collect();
+        prop_assert!(FrozenBitmap64::from_bytes_strict(&out[r]).unwrap().iter().eq(all.iter().copied()));
+        let owned = frozen_roaring::FrozenBitmap64Buf::union_many(&views);
+        prop_assert!(owned.as_view().iter().eq(all.iter().copied()));
+        prop_assert_eq!(owned.len(), all.len() as u64);
+        let from_portable = frozen_roaring::FrozenBitmap64Buf::from_bytes(pa.clone()).unwrap();
+        prop_assert!(from_portable.as_view().iter().eq(a.iter().copied()));
+        prop_assert_eq!(from_portable.as_view().format(), Format::Frozen);
+    }
+
+    #[test]
     fn every_truncation_and_sampled_byte_flip_is_handled(s in set64(), seed in any::<u64>()) {
         let (f, p) = both_formats(&s, true);
         let mut rng = Rng(seed);

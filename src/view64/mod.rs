@@ -556,6 +556,52 @@ pub(crate) fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> 
     })
 }
 
+/// The view of a 64-bit frozen bitmap this crate wrote, in O(1) with no check (an empty
+/// view where the directory does not fit the bytes, so wrong bytes stay memory-safe).
+#[cfg(feature = "alloc")]
+pub(crate) fn trusted_frozen(bytes: &[u8]) -> FrozenBitmap64<'_> {
+    let empty = FrozenBitmap64 {
+        bytes,
+        repr: Repr::Frozen {
+            keys: &[],
+            offsets: &[],
+            cums: &[],
+            body: &[],
+        },
+        len: 0,
+    };
+    let n = cast::read_u32(bytes, 8).unwrap_or(0) as usize;
+    let trailer = if bytes.get(5).is_some_and(|f| f & FLAG_CRC != 0) {
+        TRAILER_LEN
+    } else {
+        0
+    };
+    let Some(body) = bytes.get(..bytes.len().saturating_sub(trailer)) else {
+        return empty;
+    };
+    let dir = || -> Option<_> {
+        let end = buckets64_at(n);
+        let keys = cast::u32s(body.get(HEADER64_LEN..HEADER64_LEN.checked_add(4 * n)?)?)?;
+        let offsets = cast::u64s(body.get(offsets64_at(n)..offsets64_at(n) + 8 * n)?)?;
+        let cums = cast::u64s(body.get(offsets64_at(n) + 8 * n..end)?)?;
+        Some((keys, offsets, cums))
+    };
+    let Some((keys, offsets, cums)) = dir() else {
+        return empty;
+    };
+    let repr = Repr::Frozen {
+        keys,
+        offsets,
+        cums,
+        body,
+    };
+    let len = match (n.checked_sub(1), cums.last()) {
+        (Some(last), Some(c)) => c.get() + frozen_bucket(&repr, last).len(),
+        _ => 0,
+    };
+    FrozenBitmap64 { bytes, repr, len }
+}
+
 /// Checked parse of the 64-bit frozen format (`format-spec/FORMAT64.md`).
 fn parse_frozen(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
     if bytes.len() < HEADER64_LEN {

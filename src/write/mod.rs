@@ -4,6 +4,7 @@ mod builder;
 mod dv;
 
 mod ops;
+mod ops64;
 mod portable;
 #[cfg(feature = "roaring")]
 mod roaring_rs;
@@ -50,6 +51,14 @@ pub struct Writer {
     stage64: Vec<u8>,
     /// `(key, offset in stage64, cumulative count)` per bucket.
     dir64: Vec<(u32, u64, u64)>,
+    /// Per input of a 64-bit many-way union: its next bucket and the rest (emptied between
+    /// calls; only the allocation stays).
+    heads64: Vec<(
+        Option<(u32, FrozenBitmap<'static>)>,
+        crate::view64::Buckets<'static>,
+    )>,
+    /// The buckets of one key of a 64-bit many-way union (emptied between calls).
+    group64: Vec<FrozenBitmap<'static>>,
 }
 
 impl Default for Writer {
@@ -75,6 +84,8 @@ impl Writer {
             staging: Vec::new(),
             stage64: Vec::new(),
             dir64: Vec::new(),
+            heads64: Vec::new(),
+            group64: Vec::new(),
         }
     }
 

@@ -83,7 +83,7 @@ impl<I: Iterator<Item = u64>> Groups<I> {
 
 /// Appends a 64-bit frozen bitmap: header, directory of `dir` (key, offset in `stage`,
 /// cumulative count), then the buckets staged in `stage`.
-fn emit_frozen64(
+pub(super) fn emit_frozen64(
     dir: &[(u32, u64, u64)],
     stage: &[u8],
     has_bitset: bool,
