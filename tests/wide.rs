@@ -185,6 +185,14 @@ fn check_ranges_and_iterators(bm: &FrozenBitmap64<'_>, model: &BTreeSet<u64>, se
     assert_eq!(flat, values);
 }
 
+/// A 64-bit set operation of the `Writer`.
+type Op64 = fn(
+    &mut Writer,
+    &FrozenBitmap64<'_>,
+    &FrozenBitmap64<'_>,
+    &mut Vec<u8>,
+) -> Result<std::ops::Range<usize>, frozen_roaring::Error>;
+
 fn set64() -> impl Strategy<Value = BTreeSet<u64>> {
     let hi = prop_oneof![
         Just(0u32),
@@ -309,7 +317,7 @@ proptest! {
         for x in [&fa, &pa] {
             for y in [&fb, &pb] {
                 let (va, vb) = (FrozenBitmap64::from_bytes(x).unwrap(), FrozenBitmap64::from_bytes(y).unwrap());
-                let cases: [(fn(&mut Writer, &FrozenBitmap64<'_>, &FrozenBitmap64<'_>, &mut Vec<u8>) -> Result<std::ops::Range<usize>, frozen_roaring::Error>, BTreeSet<u64>); 4] = [
+                let cases: [(Op64, BTreeSet<u64>); 4] = [
                     (Writer::intersection64_into, a.intersection(&b).copied().collect()),
                     (Writer::union64_into, a.union(&b).copied().collect()),
                     (Writer::difference64_into, a.difference(&b).copied().collect()),
