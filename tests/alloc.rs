@@ -412,3 +412,63 @@ fn many_way_operations_on_real_data_allocate_nothing_after_warm_up() {
         }
     }
 }
+
+/// Deletion vectors: opening (plain and strict), queries, masks, gaps, and the 64-bit set
+/// operations into reused buffers allocate nothing once the buffers have grown.
+#[test]
+fn deletion_vectors_and_64_bit_operations_allocate_nothing_in_steady_state() {
+    use frozen_roaring::{DeletionVector, FrozenBitmap64};
+    let mut w = Writer::new();
+    let sets: Vec<Vec<u64>> = vec![
+        (0..5000u64).map(|i| i * 3).chain(100_000..160_000).chain([1 << 33]).collect(),
+        (0..20_000u64).map(|i| i * 7).chain([(1 << 33) + 5]).collect(),
+        vec![1, 2, 3, 70_000],
+    ];
+    let frames: Vec<Vec<u8>> = sets
+        .iter()
+        .map(|s| {
+            let mut f = Vec::new();
+            w.write_deletion_vector(s.iter().copied(), &mut f).unwrap();
+            f
+        })
+        .collect();
+    let mut mask = vec![0u64; (200_000usize).div_ceil(64)];
+    let mut out = Vec::new();
+    let mut frame_out = Vec::new();
+    for round in 0..3 {
+        let (_, n) = allocations(|| {
+            let dvs: [DeletionVector<'_>; 3] = [
+                DeletionVector::from_bytes(&frames[0]).unwrap(),
+                DeletionVector::from_bytes_strict(&frames[1]).unwrap(),
+                DeletionVector::from_bytes(&frames[2]).unwrap(),
+            ];
+            let views: [FrozenBitmap64<'_>; 3] = [dvs[0].bitmap(), dvs[1].bitmap(), dvs[2].bitmap()];
+            let mut acc = 0u64;
+            for (dv, s) in dvs.iter().zip(&sets) {
+                assert_eq!(dv.len(), s.len() as u64);
+                dv.bitmap().fill_mask(3..200_003, &mut mask);
+                acc += mask.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+                acc += dv.bitmap().live_ranges(0..200_000).count() as u64;
+                acc += dv.bitmap().range_cardinality(10..100_000);
+                acc += dv.bitmap().iter().rev().take(10).sum::<u64>() & 1;
+            }
+            for op in [
+                Writer::intersection64_into,
+                Writer::union64_into,
+                Writer::difference64_into,
+                Writer::symmetric_difference64_into,
+            ] {
+                out.clear();
+                op(&mut w, &views[0], &views[1], &mut out).unwrap();
+            }
+            out.clear();
+            w.union64_many_into(&views, &mut out).unwrap();
+            frame_out.clear();
+            w.write_deletion_vector(sets[0].iter().copied(), &mut frame_out).unwrap();
+            acc
+        });
+        if round > 0 {
+            assert_eq!(n, 0, "round {round}: {n} allocations");
+        }
+    }
+}
