@@ -84,9 +84,54 @@ fn main() -> std::io::Result<()> {
                     break;
                 }
                 seeds.add("decode64", frame);
+                // The dv target reads its first byte as a mode: 0 is a whole frame, 1 the
+                // bitmap after the magic (framed by the target), 3 a Puffin file.
+                if let Some(whole) = bytes.get(at..at + 4 + len + 4) {
+                    seeds.add("dv", &[&[0u8][..], whole].concat());
+                }
+                seeds.add("dv", &[&[1u8][..], frame].concat());
                 at += 4 + len + 4;
             }
         }
+    }
+    for p in dvs.iter().filter(|p| {
+        p.extension().is_some_and(|x| x == "puffin") || p.to_string_lossy().contains("puffin/v1")
+    }) {
+        seeds.add("dv", &[&[3u8][..], &fs::read(p)?].concat());
+    }
+    // Constructed deletion vectors with what the real ones lack: bitsets, positions above
+    // 2^32, Delta's native layout, Puffin files with several blobs.
+    {
+        let mut w = Writer::new();
+        let shapes: [Vec<u64>; 3] = [
+            (0..5000u64).map(|i| i * 5).collect(),
+            (70_000..90_000u64)
+                .chain([1 << 32, (3 << 32) + 9])
+                .collect(),
+            vec![0, 1, 2, 3, 65_535, 65_536],
+        ];
+        let mut puffin = frozen_roaring::PuffinWriter::new();
+        for s in &shapes {
+            let mut f = Vec::new();
+            w.write_deletion_vector(s.iter().copied(), &mut f).unwrap();
+            seeds.add("dv", &[&[0u8][..], &f].concat());
+            seeds.add("dv", &[&[1u8][..], &f[8..f.len() - 4]].concat());
+            puffin
+                .add_deletion_vector(s.iter().copied(), "data/f.parquet")
+                .unwrap();
+        }
+        seeds.add("dv", &[&[3u8][..], &puffin.finish()].concat());
+        // Native: a count, then (length, 32-bit portable bitmap) per bucket.
+        let mut native = vec![2u8];
+        native.extend_from_slice(&2u32.to_le_bytes());
+        for values in [&[1u32, 5, 9][..], &[0, 65_536]] {
+            let mut b = Vec::new();
+            w.write_portable_sorted(values.iter().copied(), &mut b)
+                .unwrap();
+            native.extend_from_slice(&(b.len() as u32).to_le_bytes());
+            native.extend_from_slice(&b);
+        }
+        seeds.add("dv", &native);
     }
     // Small real-data bitmaps in every format, and pairs of them for the algebra target.
     match fs::read_dir(shared.join("realdata")) {

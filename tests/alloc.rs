@@ -420,8 +420,15 @@ fn deletion_vectors_and_64_bit_operations_allocate_nothing_in_steady_state() {
     use frozen_roaring::{DeletionVector, FrozenBitmap64};
     let mut w = Writer::new();
     let sets: Vec<Vec<u64>> = vec![
-        (0..5000u64).map(|i| i * 3).chain(100_000..160_000).chain([1 << 33]).collect(),
-        (0..20_000u64).map(|i| i * 7).chain([(1 << 33) + 5]).collect(),
+        (0..5000u64)
+            .map(|i| i * 3)
+            .chain(100_000..160_000)
+            .chain([1 << 33])
+            .collect(),
+        (0..20_000u64)
+            .map(|i| i * 7)
+            .chain([(1 << 33) + 5])
+            .collect(),
         vec![1, 2, 3, 70_000],
     ];
     let frames: Vec<Vec<u8>> = sets
@@ -442,7 +449,8 @@ fn deletion_vectors_and_64_bit_operations_allocate_nothing_in_steady_state() {
                 DeletionVector::from_bytes_strict(&frames[1]).unwrap(),
                 DeletionVector::from_bytes(&frames[2]).unwrap(),
             ];
-            let views: [FrozenBitmap64<'_>; 3] = [dvs[0].bitmap(), dvs[1].bitmap(), dvs[2].bitmap()];
+            let views: [FrozenBitmap64<'_>; 3] =
+                [dvs[0].bitmap(), dvs[1].bitmap(), dvs[2].bitmap()];
             let mut acc = 0u64;
             for (dv, s) in dvs.iter().zip(&sets) {
                 assert_eq!(dv.len(), s.len() as u64);
@@ -464,7 +472,8 @@ fn deletion_vectors_and_64_bit_operations_allocate_nothing_in_steady_state() {
             out.clear();
             w.union64_many_into(&views, &mut out).unwrap();
             frame_out.clear();
-            w.write_deletion_vector(sets[0].iter().copied(), &mut frame_out).unwrap();
+            w.write_deletion_vector(sets[0].iter().copied(), &mut frame_out)
+                .unwrap();
             acc
         });
         if round > 0 {

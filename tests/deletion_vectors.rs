@@ -706,3 +706,50 @@ fn delta_descriptors_that_point_wrong_are_errors() {
     assert!(DeletionVector::from_delta_file(&file, b.start as u64 + 1, size(&b)).is_err());
     assert!(DeletionVector::from_delta_file(&file, u64::MAX, u32::MAX).is_err());
 }
+
+/// Inputs the `dv` fuzz target once crashed on (`tests/regressions/dv`), replayed in the
+/// target's modes: the first byte picks a frame (0), the bitmap framed here (1 portable,
+/// 2 native), or a Puffin file (3).
+#[test]
+fn dv_fuzz_findings_stay_fixed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions/dv");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let data = std::fs::read(e.path()).unwrap();
+        let probe = u64::from_le_bytes(core::array::from_fn(|i| *data.get(i).unwrap_or(&0)));
+        let Some((&mode, rest)) = data.split_first() else {
+            continue;
+        };
+        let mut views = Vec::new();
+        let framed;
+        match mode % 4 {
+            0 => views.extend(DeletionVector::from_bytes(rest).ok().map(|d| d.bitmap())),
+            1 | 2 => {
+                let magic = if mode % 4 == 1 {
+                    frozen_roaring::DV_MAGIC
+                } else {
+                    frozen_roaring::DV_NATIVE_MAGIC
+                };
+                framed = frame_of(&[&magic[..], rest].concat());
+                views.extend(DeletionVector::from_bytes(&framed).ok().map(|d| d.bitmap()));
+            }
+            _ => {
+                if let Ok(p) = PuffinFile::from_bytes(rest) {
+                    let _ = p.deletion_vectors().count();
+                }
+            }
+        }
+        for bm in views {
+            let start = probe % (1 << 34);
+            let mut mask = [0u64; 64];
+            bm.fill_mask(start..start + 4096, &mut mask);
+            let _ = bm.live_ranges(start..start + 4096).take(5000).count();
+            let _ = (
+                bm.range_cardinality(probe..),
+                bm.iter().rev().take(100).count(),
+            );
+        }
+        n += 1;
+    }
+    assert!(n >= 1, "the regression inputs are in the repository");
+}

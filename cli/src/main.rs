@@ -25,7 +25,9 @@ use frozen_roaring::{
     version,
     about = "Build, inspect, validate, convert and query files of Roaring bitmaps read in place",
     after_help = "Inputs: a bitmap file (FRZF), or one bitmap: frozen (FRZR), portable 32-bit \
-                  (cookie 12346/12347), frozen or portable 64-bit; told apart by their first bytes.\n\
+                  (cookie 12346/12347), frozen or portable 64-bit; told apart by their first bytes. \
+                  `inspect` also reads deletion vectors: Delta DV files, Iceberg blobs, Puffin \
+                  files and Delta table folders.\n\
                   Exit codes: 0 success, 1 bad or missing input or a failed write, 2 bad arguments."
 )]
 struct Cli {
@@ -40,10 +42,14 @@ enum Command {
     /// Print a file's header, directory statistics, container kinds and sizes (or one key's),
     /// or a single bitmap's.
     Inspect {
-        /// A bitmap file, or a single bitmap.
+        /// A bitmap file or a single bitmap; or a deletion-vector file (Delta DV file or bare
+        /// Iceberg blob), a Puffin file, or a Delta table folder (its log's DVs, checked).
         file: PathBuf,
         /// Show this key's bitmap.
         key: Option<u64>,
+        /// For a Delta DV file: the offset of the frame to show (a descriptor's `offset`).
+        #[arg(long, value_name = "N")]
+        offset: Option<u64>,
     },
     /// Check everything strictly (checksums, every bitmap's invariants).
     Validate {
@@ -57,6 +63,27 @@ enum Command {
     Query(QueryArgs),
     /// Generate a Zipf corpus, build its file, map it and run queries (the main job).
     Demo(DemoArgs),
+    /// Print a deletion vector's deleted positions in a range (with --live, the ranges of
+    /// rows it keeps), from a DV file or a Puffin file.
+    DvMask(DvMaskArgs),
+}
+
+#[derive(Args)]
+struct DvMaskArgs {
+    /// A Delta DV file, a bare Iceberg DV blob or a Puffin file.
+    file: PathBuf,
+    /// The rows, as START..END (END exclusive).
+    #[arg(long, value_name = "START..END")]
+    range: String,
+    /// For a Delta DV file: the frame's offset (default: the first frame).
+    #[arg(long, value_name = "N")]
+    offset: Option<u64>,
+    /// For a Puffin file: the blob's index (default 0).
+    #[arg(long, value_name = "I")]
+    blob: Option<usize>,
+    /// Print the kept row ranges (START..END) instead of the deleted positions.
+    #[arg(long)]
+    live: bool,
 }
 
 #[derive(Args)]
@@ -214,6 +241,7 @@ macro_rules! say {
 
 mod build;
 mod demo;
+mod dv;
 
 use build::{build, commit};
 use demo::demo;
@@ -222,11 +250,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Build(a) => build(a),
-        Command::Inspect { file, key } => inspect(&file, key),
+        Command::Inspect { file, key, offset } => inspect(&file, key, offset),
         Command::Validate { file } => validate(&file),
         Command::Convert(a) => convert(a),
         Command::Query(a) => query(a),
         Command::Demo(a) => demo(a),
+        Command::DvMask(a) => dv::dv_mask(a),
     }
     .and_then(|()| io::stdout().flush().map_err(stdout_error));
     match result {
@@ -547,7 +576,15 @@ fn describe64(path: &Path, bm: &FrozenBitmap64<'_>) -> Result<()> {
     Ok(())
 }
 
-fn inspect(path: &Path, key: Option<u64>) -> Result<()> {
+fn inspect(path: &Path, key: Option<u64>, offset: Option<u64>) -> Result<()> {
+    if key.is_none()
+        && let Some(()) = dv::inspect(path, offset)?
+    {
+        return Ok(());
+    }
+    if offset.is_some() {
+        return usage("--offset is for deletion-vector files");
+    }
     let file = match open_input(path)? {
         Input::File(f) => f,
         single => {

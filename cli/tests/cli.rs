@@ -777,3 +777,126 @@ fn no_clobber_keeps_an_existing_output_and_key_map_lists_every_file() {
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[1], format!("1\t{}", dir.join("f1.txt").display()));
 }
+
+/// `inspect` on a Delta table folder, a DV file (first frame and `--offset`), a Puffin
+/// file; `dv-mask` for deleted positions and kept ranges; a damaged DV fails with exit 1.
+#[test]
+fn deletion_vectors_inspected_and_masked() {
+    use frozen_roaring::{DeletionVectorDescriptor, PuffinWriter, StorageType};
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("table");
+    std::fs::create_dir_all(table.join("_delta_log")).unwrap();
+    // A DV file with two frames after the version byte, named as the protocol derives it.
+    let mut file = vec![1u8];
+    let mut w = Writer::new();
+    let a = w.write_deletion_vector([0u64, 9], &mut file).unwrap();
+    let b = w
+        .write_deletion_vector((100u64..200).chain([1 << 33]), &mut file)
+        .unwrap();
+    let d = |r: &std::ops::Range<usize>, card: u64| DeletionVectorDescriptor {
+        storage_type: StorageType::Relative,
+        path_or_inline_dv: "ab^-aqEH.-t@S}K{vb[*k^".into(),
+        offset: Some(r.start as u64),
+        size_in_bytes: (r.len() - 8) as u32,
+        cardinality: card,
+    };
+    let name = d(&a, 2).relative_path().unwrap().unwrap();
+    let dv_path = table.join(&name);
+    std::fs::create_dir_all(dv_path.parent().unwrap()).unwrap();
+    std::fs::write(&dv_path, &file).unwrap();
+    let line = |data: &str, d: &DeletionVectorDescriptor| {
+        format!(
+            r#"{{"add":{{"path":"{data}","deletionVector":{{"storageType":"u","pathOrInlineDv":"{}","offset":{},"sizeInBytes":{},"cardinality":{}}}}}}}"#,
+            d.path_or_inline_dv.replace('\\', "\\\\"),
+            d.offset.unwrap(),
+            d.size_in_bytes,
+            d.cardinality
+        )
+    };
+    let log = format!(
+        "{}\n{}\n{{\"commitInfo\":{{}}}}\n",
+        line("a.parquet", &d(&a, 2)),
+        line("b.parquet", &d(&b, 101))
+    );
+    std::fs::write(table.join("_delta_log/00000000000000000001.json"), log).unwrap();
+    let out = ok(&["inspect", table.to_str().unwrap()]);
+    assert!(
+        out.contains("a.parquet: ab/deletion_vector_d2c639aa"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2 deleted rows (min 0, max 9), CRC-32 ok"),
+        "{out}"
+    );
+    assert!(
+        out.contains("101 deleted rows (min 100, max 8589934592)"),
+        "{out}"
+    );
+    assert!(out.ends_with("2 deletion vectors, 0 invalid\n"), "{out}");
+
+    let p = dv_path.to_str().unwrap();
+    let out = ok(&["inspect", p]);
+    assert!(
+        out.contains("at offset 1: ") && out.contains("CRC-32 ok"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("next frame: offset {}", b.start)),
+        "{out}"
+    );
+    let out = ok(&["inspect", p, "--offset", &b.start.to_string()]);
+    assert!(out.contains("101 values"), "{out}");
+    let err = fails(&["inspect", p, "--offset", "2"], 1);
+    assert!(err.contains("offset 2"), "{err}");
+
+    let masked = ok(&[
+        "dv-mask",
+        p,
+        "--offset",
+        &b.start.to_string(),
+        "--range",
+        "150..10000000000",
+    ]);
+    let want: String = (150..200)
+        .chain([1u64 << 33])
+        .map(|v| format!("{v}\n"))
+        .collect();
+    assert_eq!(masked, want);
+    assert_eq!(
+        ok(&["dv-mask", p, "--range", "0..12", "--live"]),
+        "1..9\n10..12\n"
+    );
+    fails(&["dv-mask", p, "--range", "9..3"], 2);
+
+    // A damaged frame: the table check reports it and fails.
+    let mut bad = file.clone();
+    bad[a.start + 9] ^= 0x40;
+    std::fs::write(&dv_path, &bad).unwrap();
+    let out = cmd()
+        .args(["inspect", table.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("INVALID"));
+
+    // Puffin: blobs listed with their data files; dv-mask by blob.
+    let mut pw = PuffinWriter::new();
+    pw.set_property("created-by", "cli test");
+    pw.add_deletion_vector([3u64, 4, 5], "data/x.parquet")
+        .unwrap();
+    pw.add_deletion_vector([7u64], "data/y.parquet").unwrap();
+    let puffin = dir.path().join("dv.puffin");
+    std::fs::write(&puffin, pw.finish()).unwrap();
+    let pp = puffin.to_str().unwrap();
+    let out = ok(&["inspect", pp]);
+    assert!(out.contains("2 blobs, created by \"cli test\""), "{out}");
+    assert!(
+        out.contains("data file data/y.parquet, 1 deleted rows"),
+        "{out}"
+    );
+    assert_eq!(
+        ok(&["dv-mask", pp, "--blob", "1", "--range", "0..100"]),
+        "7\n"
+    );
+    fails(&["dv-mask", pp, "--blob", "5", "--range", "0..1"], 1);
+}

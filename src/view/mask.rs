@@ -66,6 +66,10 @@ impl FrozenBitmap<'_> {
                         if v >= to {
                             break;
                         }
+                        // Only a corrupt (unsorted) array has values below `from` here.
+                        if v < from {
+                            continue;
+                        }
                         let b = shift(v);
                         out[(b / 64) as usize] |= 1 << (b % 64);
                     }
@@ -73,7 +77,9 @@ impl FrozenBitmap<'_> {
                 Container::Run(runs) => {
                     let start = runs.partition_point(|r| u64::from(r.end()) < from);
                     for r in &runs[start..] {
-                        let (s, e) = (u64::from(r.start()).max(from), u64::from(r.end()) + 1);
+                        let s = u64::from(r.start()).max(from);
+                        // A corrupt run may end before it starts: then it sets nothing.
+                        let e = (u64::from(r.end()) + 1).max(s);
                         if s >= to {
                             break;
                         }
