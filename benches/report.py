@@ -183,5 +183,30 @@ def main():
     return 0
 
 
+def dv():
+    """The `cargo bench --bench dv` table: peer time / ours per shape."""
+    rows = [
+        ("open + len", "open_len", "ours", ["roaring_rs", "croaring"]),
+        ("open (strict: CRC + payloads) + len", "open_len", "ours_strict", ["roaring_rs", "croaring"]),
+        ("open + fill_mask of 2^20 rows", "open_mask", "ours", ["roaring_rs", "croaring"]),
+        ("merge 10 DVs", "merge10", "ours", ["roaring_rs", "croaring"]),
+    ]
+    shapes = ["sparse", "dense", "runs"]
+    print("| operation | peer | " + " | ".join(shapes) + " |")
+    print("| --- | --- |" + " ---: |" * len(shapes))
+    for label, group, ours, peers in rows:
+        for peer in peers:
+            cells = []
+            for shape in shapes:
+                t_ours = median("dv", f"{group}_{ours}/{shape}", nested=True)
+                t_peer = median("dv", f"{group}_{peer}/{shape}", nested=True)
+                cells.append(ratio(t_peer, t_ours))
+            print(f"| {label} | {peer} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["dv"]:
+    dv()
+    sys.exit(0)
+
 if __name__ == "__main__":
     sys.exit(main())

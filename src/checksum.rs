@@ -44,9 +44,16 @@ pub(crate) fn check_trailer(bytes: &[u8]) -> Result<(), crate::error::Error> {
 /// CRC-32 with zlib's polynomial (ISO-HDLC, what zlib's `crc32`, Java's `CRC32` and
 /// Python's `zlib.crc32` compute): the checksum of a deletion-vector frame.
 pub(crate) fn crc32_zlib(bytes: &[u8]) -> u32 {
-    const CRC: crc::Crc<u32, crc::Table<16>> =
-        crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_ISO_HDLC);
-    CRC.checksum(bytes)
+    #[cfg(feature = "std")]
+    {
+        crc32fast::hash(bytes)
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        const CRC: crc::Crc<u32, crc::Table<16>> =
+            crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_ISO_HDLC);
+        CRC.checksum(bytes)
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,21 @@ pub(crate) fn inspect(path: &Path, offset: Option<u64>) -> Result<Option<()>> {
     Ok(None)
 }
 
+/// Reads up to `head.len()` bytes; how many there were.
+fn read_head(f: &mut fs::File, head: &mut [u8]) -> io::Result<usize> {
+    use std::io::Read;
+    let mut n = 0;
+    while n < head.len() {
+        match f.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
 /// Where a DV frame starts in a file that holds one at its start: 0 for a bare blob, 1 for
 /// a Delta DV file (after its version byte).
 fn frame_at(bytes: &[u8]) -> Option<u64> {

@@ -3,16 +3,31 @@
 use super::Container;
 use crate::format::ARRAY_MAX;
 
-/// Checks the payload against its stored cardinality. Returns the name of the broken
-/// invariant and the byte offset within the payload where it was found.
-pub(crate) fn check(c: Container<'_>, card: u32) -> Result<(), (&'static str, usize)> {
+crate::simd::dispatch! {
+    /// Checks the payload against its stored cardinality. Returns the name of the broken
+    /// invariant and the byte offset within the payload where it was found. Compiled for
+    /// each CPU level: a bitset's popcount then runs on the CPU's own instructions.
+    pub(crate) fn check(c: Container<'_>, card: u32) -> Result<(), (&'static str, usize)> => check_impl;
+}
+
+#[inline(always)]
+fn check_impl(c: Container<'_>, card: u32) -> Result<(), (&'static str, usize)> {
     match c {
         Container::Array(a) => {
             if a.is_empty() || a.len() > ARRAY_MAX as usize {
                 return Err(("array cardinality", 0));
             }
-            if let Some(i) = a.windows(2).position(|w| w[0].get() >= w[1].get()) {
-                return Err(("array values (not strictly increasing)", 2 * (i + 1)));
+            // One pass with no exit per value (it vectorizes); the place only on failure.
+            let increasing = a
+                .iter()
+                .zip(&a[1..])
+                .fold(true, |ok, (p, v)| ok & (p.get() < v.get()));
+            if !increasing {
+                let i = a.windows(2).position(|w| w[0].get() >= w[1].get());
+                return Err((
+                    "array values (not strictly increasing)",
+                    2 * (i.unwrap_or(0) + 1),
+                ));
             }
             Ok(())
         }

@@ -288,11 +288,8 @@ pub(crate) fn open_body(body: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
         return Err(Error::bad_magic(crate::error::expect::DV, body, 0));
     }
     .map_err(|e| e.shifted(4))?;
-    let high = POSITION_LIMIT >> 32;
-    if bitmap
-        .buckets()
-        .any(|(key, b)| u64::from(key) >= high && !b.is_empty())
-    {
+    let (bitmap, top) = bitmap;
+    if top.is_some_and(|key| u64::from(key) >= POSITION_LIMIT >> 32) {
         return Err(
             Error::malformed("deletion-vector position (positions must be below 2^63)", 4)
                 .values(POSITION_LIMIT - 1, bitmap.max().unwrap_or(0)),

@@ -60,18 +60,16 @@ impl FrozenBitmap<'_> {
             let shift = |v: u64| base + v - lo + at;
             match dir.container(i) {
                 Container::Array(a) => {
+                    // Sorted values: the ones in range are a slice, set without a compare
+                    // each (a corrupt, unsorted array only gives wrong bits: `get_mut`).
                     let start = a.partition_point(|x| u64::from(x.get()) < from);
-                    for x in &a[start..] {
-                        let v = u64::from(x.get());
-                        if v >= to {
-                            break;
+                    let end = start + a[start..].partition_point(|x| u64::from(x.get()) < to);
+                    let off = (base + at).wrapping_sub(lo);
+                    for x in &a[start..end] {
+                        let b = off.wrapping_add(u64::from(x.get()));
+                        if let Some(word) = out.get_mut((b / 64) as usize) {
+                            *word |= 1 << (b % 64);
                         }
-                        // Only a corrupt (unsorted) array has values below `from` here.
-                        if v < from {
-                            continue;
-                        }
-                        let b = shift(v);
-                        out[(b / 64) as usize] |= 1 << (b % 64);
                     }
                 }
                 Container::Run(runs) => {

@@ -120,7 +120,7 @@ impl<'a> FrozenBitmap64<'a> {
         if bytes.starts_with(&MAGIC64) {
             parse_frozen(bytes)
         } else {
-            parse_portable(bytes)
+            parse_portable(bytes).map(|(bm, _)| bm)
         }
     }
 
@@ -450,7 +450,9 @@ impl<'a> IntoIterator for &FrozenBitmap64<'a> {
 /// Checked parse of Delta Lake's native 64-bit layout (`RoaringBitmapArray`, the bytes after
 /// its magic): a `u32` LE bucket count, then per bucket a `u32` LE byte length and a
 /// 32-bit portable bitmap of exactly that many bytes, the bucket's key its index.
-pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
+///
+/// Also returns the key of the last bucket that holds a value.
+pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Option<u32>), Error> {
     let n = cast::read_u32(bytes, 0)
         .ok_or_else(|| Error::truncated("bucket count", 0, 4, bytes.len() as u64))?;
     // A bucket takes at least its length field and an empty bitmap's 8 bytes.
@@ -462,8 +464,8 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Err
         );
     }
     let buckets = &bytes[4..];
-    let (mut pos, mut len) = (0usize, 0u64);
-    for _ in 0..n {
+    let (mut pos, mut len, mut top) = (0usize, 0u64, None);
+    for key in 0..n {
         let at = 4 + pos;
         let size = cast::read_u32(buckets, pos).ok_or_else(|| {
             Error::truncated("bucket length", at, at as u64 + 4, bytes.len() as u64)
@@ -486,6 +488,9 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Err
                     .values(parsed.len as u64, size as u64),
             );
         }
+        if !parsed.bm.is_empty() {
+            top = Some(key);
+        }
         len += parsed.bm.len();
         pos += 4 + size;
     }
@@ -495,7 +500,7 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Err
                 .values((4 + pos) as u64, bytes.len() as u64),
         );
     }
-    Ok(FrozenBitmap64 {
+    let bm = FrozenBitmap64 {
         bytes,
         repr: Repr::Portable {
             n: n as usize,
@@ -503,11 +508,14 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Err
             native: true,
         },
         len,
-    })
+    };
+    Ok((bm, top))
 }
 
 /// Checked parse of the 64-bit portable format.
-pub(crate) fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
+///
+/// Also returns the key of the last bucket that holds a value.
+pub(crate) fn parse_portable(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Option<u32>), Error> {
     let n = cast::read_u64(bytes, 0)
         .ok_or_else(|| Error::truncated("bucket count", 0, 8, bytes.len() as u64))?;
     let most = (bytes.len() - 8) / MIN_PORTABLE_BUCKET;
@@ -519,7 +527,7 @@ pub(crate) fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> 
     }
     let n = n as usize;
     let buckets = &bytes[8..];
-    let (mut pos, mut len, mut prev) = (0usize, 0u64, None::<u32>);
+    let (mut pos, mut len, mut prev, mut top) = (0usize, 0u64, None::<u32>, None);
     for _ in 0..n {
         let at = 8 + pos;
         let key = cast::read_u32(buckets, pos)
@@ -536,6 +544,9 @@ pub(crate) fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> 
             return Err(Error::bad_magic(expect::BUCKET, rest, at + 4));
         }
         let parsed = open::parse(rest).map_err(|e| e.shifted(at + 4))?;
+        if !parsed.bm.is_empty() {
+            top = Some(key);
+        }
         len += parsed.bm.len();
         pos += 4 + parsed.len;
     }
@@ -545,7 +556,7 @@ pub(crate) fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> 
                 .values((8 + pos) as u64, bytes.len() as u64),
         );
     }
-    Ok(FrozenBitmap64 {
+    let bm = FrozenBitmap64 {
         bytes,
         repr: Repr::Portable {
             n,
@@ -553,7 +564,8 @@ pub(crate) fn parse_portable(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> 
             native: false,
         },
         len,
-    })
+    };
+    Ok((bm, top))
 }
 
 /// The view of a 64-bit frozen bitmap this crate wrote, in O(1) with no check (an empty
