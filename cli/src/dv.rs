@@ -22,16 +22,24 @@ pub(crate) fn inspect(path: &Path, offset: Option<u64>) -> Result<Option<()>> {
     if path.is_dir() {
         return Ok(None);
     }
+    // The first bytes tell a DV or Puffin file; anything else (or an unreadable path) is
+    // left to the bitmap readers and their messages.
+    let mut head = [0u8; 9];
+    let n = match fs::File::open(path).and_then(|mut f| read_head(&mut f, &mut head)) {
+        Ok(n) => n,
+        Err(_) => return Ok(None),
+    };
+    let head = &head[..n];
+    if !(head.starts_with(b"PFA1") || offset.is_some() || frame_at(head).is_some()) {
+        return Ok(None);
+    }
     let bytes =
         fs::read(path).map_err(|e| Fail::Msg(format!("cannot read {}: {e}", path.display())))?;
     if bytes.starts_with(b"PFA1") {
         return puffin(path, &bytes).map(Some);
     }
-    if offset.is_some() || frame_at(&bytes).is_some() {
-        let at = offset.or_else(|| frame_at(&bytes)).unwrap_or(0);
-        return dv_file(path, &bytes, at).map(Some);
-    }
-    Ok(None)
+    let at = offset.or_else(|| frame_at(&bytes)).unwrap_or(0);
+    dv_file(path, &bytes, at).map(Some)
 }
 
 /// Reads up to `head.len()` bytes; how many there were.
