@@ -21,7 +21,7 @@ impl FrozenBitmap<'_> {
     /// # use frozen_roaring::{FrozenBitmapBuf};
     /// let deleted = FrozenBitmapBuf::from_sorted_iter([3, 64, 65, 200])?;
     /// let mut mask = [0u64; 2];
-    /// deleted.as_view().fill_mask(60..190, &mut mask);
+    /// deleted.as_view().fill_mask(60..188, &mut mask);
     /// assert_eq!(mask, [0b11 << 4, 0]);
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
