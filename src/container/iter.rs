@@ -71,6 +71,7 @@ impl<'a> ContainerIter<'a> {
     }
 
     /// The number of values left.
+    #[inline(always)]
     pub(crate) fn remaining(&self) -> u64 {
         match self {
             ContainerIter::Array { front, back, .. } => (back - front) as u64,
@@ -283,21 +284,7 @@ impl<'a> ContainerIter<'a> {
                     }
                 }
             }
-            ContainerIter::Bitset { .. } => loop {
-                // Room for what the bitset holds (popcounts of its words: at most 65,536,
-                // whatever its stored count claims), zeroed, filled, cut back.
-                let room = self.remaining().min(1 << 16) as usize;
-                if room == 0 {
-                    return;
-                }
-                let start = out.len();
-                out.resize(start + room, 0);
-                let n = self.fill(high, &mut out[start..]);
-                out.truncate(start + n);
-                if n < room {
-                    return;
-                }
-            },
+            ContainerIter::Bitset { .. } => extend_bitset(self, high, out),
         }
     }
 
@@ -393,6 +380,9 @@ impl<'a> ContainerIter<'a> {
     }
 
     /// Writes up to `buf.len()` values from the front as `high | low` and returns how many.
+    /// Inlined into its two callers, so that the bitset extraction of `extend_vec` is
+    /// compiled for each CPU level.
+    #[inline(always)]
     pub(crate) fn fill(&mut self, high: u32, buf: &mut [u32]) -> usize {
         match self {
             ContainerIter::Array { a, front, back } => {
@@ -715,6 +705,36 @@ impl DoubleEndedIterator for ContainerIter<'_> {
                 }
                 Some(v as u16)
             }
+        }
+    }
+}
+
+/// Values extracted from a bitset per copy into the output: 8 KiB, in L1 with room to spare,
+/// and enough that the copy's fixed cost is spread over many values.
+#[cfg(feature = "alloc")]
+const EXTRACT_CHUNK: usize = 2048;
+
+#[cfg(feature = "alloc")]
+crate::simd::dispatch! {
+    /// [`ContainerIter::extend_vec`] for a bitset, compiled for each CPU level: the
+    /// popcounts run on the CPU's instruction and the 8 positions of each byte are widened
+    /// and stored as one vector.
+    fn extend_bitset(it: &mut ContainerIter<'_>, high: u32, out: &mut alloc::vec::Vec<u32>) -> () => extend_bitset_impl;
+}
+
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn extend_bitset_impl(it: &mut ContainerIter<'_>, high: u32, out: &mut alloc::vec::Vec<u32>) {
+    // Room for what the bitset holds (popcounts of its words: at most 65,536, whatever its
+    // stored count claims); the values go through a small buffer that stays in L1, so the
+    // output is written once (growing it with zeros first would write it twice).
+    out.reserve(it.remaining().min(1 << 16) as usize);
+    let mut buf = [0u32; EXTRACT_CHUNK];
+    loop {
+        let n = it.fill(high, &mut buf);
+        out.extend_from_slice(&buf[..n]);
+        if n < buf.len() {
+            return;
         }
     }
 }
