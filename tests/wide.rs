@@ -292,6 +292,39 @@ proptest! {
         }
     }
 
+    /// Portable bytes with empty buckets between and around the real ones (as Delta Spark
+    /// writes them: one bucket per key up to the highest) answer every query as the model.
+    #[test]
+    fn empty_buckets_change_no_answer(s in set64(), seed in any::<u64>()) {
+        let keys: BTreeSet<u32> = s.iter().map(|v| (v >> 32) as u32).collect();
+        let mut all_keys: BTreeSet<u32> = keys.clone();
+        for &k in &keys {
+            all_keys.extend([k.wrapping_sub(1), k.wrapping_add(1)]);
+        }
+        all_keys.insert(0);
+        let mut w = Writer::new();
+        let mut bytes = (all_keys.len() as u64).to_le_bytes().to_vec();
+        for &k in &all_keys {
+            bytes.extend_from_slice(&k.to_le_bytes());
+            let lows = s.range(u64::from(k) << 32..=(u64::from(k) << 32) | 0xFFFF_FFFF).map(|&v| v as u32);
+            w.write_portable_sorted(lows, &mut bytes).unwrap();
+        }
+        let bm = FrozenBitmap64::from_bytes_strict(&bytes).unwrap();
+        prop_assert_eq!(bm.bucket_count(), all_keys.len());
+        let values: Vec<u64> = s.iter().copied().collect();
+        prop_assert_eq!(bm.len(), values.len() as u64);
+        prop_assert_eq!(bm.min(), values.first().copied());
+        prop_assert_eq!(bm.max(), values.last().copied());
+        check_ranges_and_iterators(&bm, &s, seed);
+        let (f, _) = both_formats(&s, false);
+        let frozen = FrozenBitmap64::from_bytes(&f).unwrap();
+        prop_assert!(bm == frozen);
+        let mut out = Vec::new();
+        let r = w.union64_into(&bm, &frozen, &mut out).unwrap();
+        prop_assert!(FrozenBitmap64::from_bytes_strict(&out[r]).unwrap().iter().eq(values.iter().copied()));
+        prop_assert_eq!(bm.intersection_len(&frozen), values.len() as u64);
+    }
+
     #[test]
     fn pair_forms_match_model(a in set64(), b in set64(), mix in any::<bool>()) {
         let b: BTreeSet<u64> = if mix { a.iter().copied().filter(|v| v % 3 != 0).chain(b.iter().copied().take(3)).collect() } else { b };
