@@ -23,7 +23,16 @@
 //! - 64-bit sets: [`FrozenBitmap64`] reads the 64-bit portable format (Iceberg / Delta Lake
 //!   deletion vectors, CRoaring `roaring64`, roaring-rs `RoaringTreemap`) and a 64-bit
 //!   frozen format with an indexed directory; [`Writer::write_sorted64`] and
-//!   [`Writer::write_portable_sorted64`] write them.
+//!   [`Writer::write_portable_sorted64`] write them. The 64-bit view has the 32-bit one's
+//!   queries (`rank`, `select`, `range_cardinality`, a double-ended [`Iter64`], ...) and set
+//!   algebra ([`Writer::intersection64_into`], ..., [`Writer::union64_many_into`],
+//!   [`FrozenBitmap64Buf`]), each applied bucket by bucket through the 32-bit kernels.
+//! - Deletion vectors: [`DeletionVector`] opens a Delta Lake DV frame or an Iceberg
+//!   `deletion-vector-v1` blob in place ([`DeletionVector::from_delta_file`] from a Delta
+//!   [`DeletionVectorDescriptor`]); [`PuffinFile`] (`std`) lists a Puffin file's blobs;
+//!   [`Writer::write_deletion_vector`] and [`PuffinWriter`] write them byte-identical to
+//!   Delta's and Iceberg's writers; [`FrozenBitmap64::fill_mask`] and
+//!   [`FrozenBitmap64::live_ranges`] give a scan its deleted-row mask or kept row ranges.
 //! - Bitmap files (`std`): many bitmaps under `u64` keys in one file. `FileWriter::create`
 //!   writes one atomically (a temporary file renamed over the target on `commit`), each
 //!   bitmap with a CRC32C by default; `BitmapFile::open` maps it and checks its footer and
