@@ -137,6 +137,12 @@ impl FrozenBitmapBuf {
         Ok(FrozenBitmapBuf { bytes })
     }
 
+    /// Takes bytes already checked by `FrozenBitmap::from_bytes`.
+    #[cfg(feature = "std")]
+    pub(crate) fn from_checked(bytes: Vec<u8>) -> Self {
+        FrozenBitmapBuf { bytes }
+    }
+
     /// The bitmap a new `Writer` writes into an empty buffer through `write` (a set
     /// operation on views, which cannot fail; the bytes need no check).
     fn written_by(

@@ -59,6 +59,9 @@ pub struct Error {
     found: u64,
     #[cfg(feature = "std")]
     io: Option<alloc::boxed::Box<IoContext>>,
+    /// The key and byte range of a bitmap file's entry the error is about.
+    #[cfg(feature = "std")]
+    entry: Option<alloc::boxed::Box<(u64, core::ops::Range<u64>)>>,
 }
 
 /// The operation, path and OS error of an [`ErrorKind::Io`] error.
@@ -96,7 +99,30 @@ impl Error {
             found: 0,
             #[cfg(feature = "std")]
             io: None,
+            #[cfg(feature = "std")]
+            entry: None,
         }
+    }
+
+    /// Names the key and the byte range of the file entry the error is about.
+    #[cfg(feature = "std")]
+    #[cold]
+    pub(crate) fn for_entry(mut self, key: u64, range: core::ops::Range<u64>) -> Error {
+        self.entry = Some(alloc::boxed::Box::new((key, range)));
+        self
+    }
+
+    /// For an error about one bitmap of a file read by ranges: its key.
+    #[cfg(feature = "std")]
+    pub fn key(&self) -> Option<u64> {
+        self.entry.as_ref().map(|e| e.0)
+    }
+
+    /// For an error about one bitmap of a file read by ranges: the bytes of the file it
+    /// was read from.
+    #[cfg(feature = "std")]
+    pub fn byte_range(&self) -> Option<core::ops::Range<u64>> {
+        self.entry.as_ref().map(|e| e.1.clone())
     }
 
     /// Adds the expected and found values to the message.
@@ -236,6 +262,20 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        #[cfg(feature = "std")]
+        if let Some(e) = &self.entry {
+            write!(
+                f,
+                "key {} (bytes {}..{} of the file): ",
+                e.0, e.1.start, e.1.end
+            )?;
+        }
+        self.fmt_cause(f)
+    }
+}
+
+impl Error {
+    fn fmt_cause(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (field, off, exp, found) = (self.field, self.offset, self.expected, self.found);
         match self.kind {
             ErrorKind::Truncated if field == FILE_FOOTER => write!(

@@ -189,7 +189,10 @@ pub use dv::{DV_MAGIC, DV_NATIVE_MAGIC, DeletionVector};
 pub use dv::{DeletionVectorDescriptor, StorageType};
 pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
-pub use file::{AtomicFile, BitmapFile, FileIter, FileWriter};
+pub use file::{
+    AtomicFile, BitmapFile, FileIter, FileWriter, RangeSource, RangedBitmapFile, RangedOptions,
+    RangedStats,
+};
 pub use format::ContainerKind;
 pub use view::{Format, FrozenBitmap, Iter, LiveRanges, Statistics};
 pub use view64::{Buckets, FrozenBitmap64, Iter64, LiveRanges64};

@@ -3,8 +3,10 @@
 //! [`BitmapFile`] reads a file through any byte container (`Vec<u8>`, `&[u8]`, a memory
 //! map) with O(1) lookups beyond a binary search of the directory.
 
+mod ranged;
 mod writer;
 
+pub use ranged::{RangeSource, RangedBitmapFile, RangedOptions, RangedStats};
 pub use writer::{AtomicFile, FileWriter};
 
 use core::ops::{Bound, RangeBounds};
@@ -418,17 +420,41 @@ fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
             len,
         ));
     }
-    let version = bytes[4];
+    let flags = check_header(&bytes[..FILE_HEADER_LEN as usize])?;
+    let f = (len - FOOTER_LEN) as usize;
+    let (dir_offset, count, dir_crc) =
+        check_footer(&bytes[..FILE_HEADER_LEN as usize], &bytes[f..], len)?;
+    check_directory(&bytes[dir_offset..f], dir_offset, dir_crc)?;
+    Ok((dir_offset, count, flags))
+}
+
+/// Checks the 16-byte header (magic, version, flags, reserved); returns the flags.
+pub(crate) fn check_header(header: &[u8]) -> Result<u8, Error> {
+    if !header.starts_with(&FILE_MAGIC) {
+        return Err(Error::bad_magic(expect::FILE, header, 0));
+    }
+    let version = header[4];
     if version != FILE_VERSION && version != FILE_VERSION_1 {
         return Err(Error::new(ErrorKind::UnsupportedVersion, "file version", 4)
             .values(u64::from(FILE_VERSION), u64::from(version)));
     }
-    let flags = bytes[5];
-    if flags & !FILE_FLAG_BITMAP_CRC != 0 || bytes[6..16].iter().any(|&b| b != 0) {
+    let flags = header[5];
+    if flags & !FILE_FLAG_BITMAP_CRC != 0 || header[6..16].iter().any(|&b| b != 0) {
         return Err(Error::malformed("file header flags or reserved bytes", 5));
     }
+    Ok(flags)
+}
+
+/// Checks the 32-byte footer of a file of `len` bytes against its header (checked before):
+/// magic, version, reserved bytes, footer CRC, and that the directory ends where the
+/// footer starts. Returns (directory offset, count, directory CRC).
+pub(crate) fn check_footer(
+    header: &[u8],
+    footer: &[u8],
+    len: u64,
+) -> Result<(usize, usize, u32), Error> {
+    let version = header[4];
     let f = (len - FOOTER_LEN) as usize;
-    let footer = &bytes[f..];
     if footer[28..32] != FILE_MAGIC {
         return Err(Error::truncated(FILE_FOOTER, f + 28, len, len));
     }
@@ -437,7 +463,7 @@ fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
             .values(u64::from(version), u64::from(footer[24])));
     }
     let stored = u32::from_le_bytes([footer[20], footer[21], footer[22], footer[23]]);
-    let computed = footer_crc(version, &bytes[..FILE_HEADER_LEN as usize], &footer[..20]);
+    let computed = footer_crc(version, header, &footer[..20]);
     if stored != computed {
         return Err(
             Error::new(ErrorKind::ChecksumMismatch, "footer checksum", f + 20)
@@ -458,8 +484,16 @@ fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
         )
         .values(f as u64, dir_offset));
     }
-    let (dir_offset, count) = (dir_offset as usize, count as usize);
-    let dir = &bytes[dir_offset..f];
+    Ok((dir_offset as usize, count as usize, dir_crc))
+}
+
+/// Checks the directory bytes (at `dir_offset` in the file) against their CRC32C, then key
+/// order and entry bounds; returns the entries.
+pub(crate) fn check_directory(
+    dir: &[u8],
+    dir_offset: usize,
+    dir_crc: u32,
+) -> Result<&[FileEntryLE], Error> {
     let computed = crc32c(dir);
     if computed != dir_crc {
         return Err(Error::new(
@@ -490,7 +524,7 @@ fn check(bytes: &[u8]) -> Result<(usize, usize, u8), Error> {
         }
         end = off + l;
     }
-    Ok((dir_offset, count, flags))
+    Ok(entries)
 }
 
 #[cfg(test)]
