@@ -40,6 +40,19 @@ pub trait RangeSource {
     ///
     /// Whatever the storage reports.
     fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>>;
+
+    /// The source's length and its last `n` bytes (all of it if shorter). The default asks
+    /// [`size`](Self::size) then [`read_range`](Self::read_range); a store that answers a
+    /// suffix request with the total length (HTTP `Range: bytes=-n`, S3, GCS, Azure)
+    /// should do it in one request, which makes opening most files one request.
+    ///
+    /// # Errors
+    ///
+    /// Whatever the storage reports.
+    fn read_suffix(&self, n: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
+        let size = self.size()?;
+        Ok((size, self.read_range(size.saturating_sub(n)..size)?))
+    }
 }
 
 impl RangeSource for [u8] {
@@ -72,6 +85,9 @@ impl<T: RangeSource + ?Sized> RangeSource for &T {
     fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
         (**self).read_range(range)
     }
+    fn read_suffix(&self, n: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
+        (**self).read_suffix(n)
+    }
 }
 
 impl<T: RangeSource + ?Sized> RangeSource for Arc<T> {
@@ -80,6 +96,9 @@ impl<T: RangeSource + ?Sized> RangeSource for Arc<T> {
     }
     fn read_range(&self, range: Range<u64>) -> io::Result<Cow<'_, [u8]>> {
         (**self).read_range(range)
+    }
+    fn read_suffix(&self, n: u64) -> io::Result<(u64, Cow<'_, [u8]>)> {
+        (**self).read_suffix(n)
     }
 }
 
@@ -141,7 +160,9 @@ pub struct RangedOptions {
     /// request (the bytes between are read and dropped). Default 256 KiB: on object
     /// storage a request costs about what 256 KiB of transfer does.
     pub merge_gap: u64,
-    /// At most this many reads of a `get_many` run at once. Default 16.
+    /// At most this many reads of a `get_many` run at once. Default 32: object stores serve
+    /// that many requests of one client in parallel, and 100 scattered keys then take at
+    /// most 4 round trips.
     pub concurrency: usize,
     /// Bytes of fetched bitmaps kept for later lookups (least recently used first out);
     /// 0 (the default) keeps none.
@@ -153,7 +174,7 @@ impl Default for RangedOptions {
         RangedOptions {
             tail_bytes: 64 << 10,
             merge_gap: 256 << 10,
-            concurrency: 16,
+            concurrency: 32,
             cache_bytes: 0,
         }
     }
@@ -238,18 +259,35 @@ impl<S: RangeSource> RangedBitmapFile<S> {
             misses: AtomicU64::new(0),
             cache: Mutex::new(Cache::default()),
         };
-        let size = file
+        let want = file.options.tail_bytes.max(FOOTER_LEN);
+        file.requests.fetch_add(1, Ordering::Relaxed);
+        let (size, tail) = file
             .source
-            .size()
-            .map_err(|e| Error::io("read the size of", None, e))?;
+            .read_suffix(want)
+            .map_err(|e| Error::io(what_read("the footer"), None, e))?;
+        file.bytes.fetch_add(tail.len() as u64, Ordering::Relaxed);
         file.size = size;
         let min = FILE_HEADER_LEN + FOOTER_LEN;
         if size < min {
             return Err(Error::truncated(FILE_FOOTER, 0, min, size));
         }
-        let tail_len = file.options.tail_bytes.clamp(FOOTER_LEN, size);
+        let tail_len = want.min(size);
         let tail_start = size - tail_len;
-        let tail = file.read(tail_start..size, "the footer")?;
+        if (tail.len() as u64) < tail_len {
+            return Err(Error::io(
+                what_read("the footer"),
+                None,
+                io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    alloc::format!("short read: {} of {tail_len} bytes", tail.len()),
+                ),
+            ));
+        }
+        let tail = if tail.len() as u64 > tail_len {
+            Cow::Owned(tail[tail.len() - tail_len as usize..].to_vec())
+        } else {
+            tail
+        };
         let footer = &tail[tail.len() - FOOTER_LEN as usize..];
         let header = match file.header(&tail, tail_start, footer) {
             Some(h) => h,
