@@ -43,7 +43,7 @@ pub(crate) fn inspect(path: &Path, offset: Option<u64>) -> Result<Option<()>> {
 }
 
 /// Reads up to `head.len()` bytes; how many there were.
-fn read_head(f: &mut fs::File, head: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_head(f: &mut fs::File, head: &mut [u8]) -> io::Result<usize> {
     use std::io::Read;
     let mut n = 0;
     while n < head.len() {

@@ -303,16 +303,8 @@ fn open_input(path: &Path) -> Result<Input> {
                 path.display()
             ));
         }
-        let mut n = 0;
-        while n < head.len() {
-            match f.read(&mut head[n..]) {
-                Ok(0) => break,
-                Ok(k) => n += k,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
-            }
-        }
-        n
+        dv::read_head(&mut f, &mut head)
+            .map_err(|e| Fail::Msg(format!("cannot read {}: {e}", path.display())))?
     };
     let head = &head[..n];
     let read =

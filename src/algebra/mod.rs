@@ -10,8 +10,8 @@ pub(crate) mod kernels;
 pub(crate) mod scratch;
 mod setops;
 
-pub(crate) use setops::Engine;
 pub(crate) use setops::grouping::Many;
+pub(crate) use setops::{Engine, recycle};
 
 /// A binary set operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

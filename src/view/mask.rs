@@ -144,22 +144,51 @@ impl Iterator for LiveRanges<'_> {
     type Item = Range<u32>;
 
     fn next(&mut self) -> Option<Range<u32>> {
-        while self.next < self.end {
-            let Some(run) = self.runs.next_range() else {
-                let gap = self.next..self.end;
-                self.next = self.end;
-                return Some(gap);
-            };
-            let (s, e) = (*run.start(), *run.end());
-            let gap = self.next..s.min(self.end);
-            if e >= self.next {
-                self.next = e.checked_add(1).map_or(self.end, |n| n.min(self.end));
-            }
-            if gap.start < gap.end {
-                return Some(gap);
-            }
+        let runs = &mut self.runs;
+        next_gap(&mut self.next, self.end, || runs.next_range())
+    }
+}
+
+/// The next gap before `end` from `*next` on, between the maximal runs `runs` gives in
+/// ascending order (from `*next` on): the work of both widths' `live_ranges`.
+pub(crate) fn next_gap<T: Copy + Ord + Successor>(
+    next: &mut T,
+    end: T,
+    mut runs: impl FnMut() -> Option<core::ops::RangeInclusive<T>>,
+) -> Option<Range<T>> {
+    while *next < end {
+        let Some(run) = runs() else {
+            let gap = *next..end;
+            *next = end;
+            return Some(gap);
+        };
+        let (s, e) = (*run.start(), *run.end());
+        let gap = *next..s.min(end);
+        if e >= *next {
+            *next = e.successor().map_or(end, |n| n.min(end));
         }
-        None
+        if gap.start < gap.end {
+            return Some(gap);
+        }
+    }
+    None
+}
+
+/// The next value, if there is one.
+pub(crate) trait Successor: Sized {
+    /// `self + 1`, `None` at the maximum.
+    fn successor(self) -> Option<Self>;
+}
+
+impl Successor for u32 {
+    fn successor(self) -> Option<u32> {
+        self.checked_add(1)
+    }
+}
+
+impl Successor for u64 {
+    fn successor(self) -> Option<u64> {
+        self.checked_add(1)
     }
 }
 

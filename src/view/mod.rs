@@ -8,6 +8,7 @@ mod setops;
 
 pub use iter::Iter;
 pub use mask::LiveRanges;
+pub(crate) use mask::next_gap;
 
 pub(crate) use dir::Directory;
 #[cfg(feature = "alloc")]

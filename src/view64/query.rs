@@ -167,21 +167,7 @@ impl Iterator for LiveRanges64<'_> {
     type Item = Range<u64>;
 
     fn next(&mut self) -> Option<Range<u64>> {
-        while self.next < self.end {
-            let Some(run) = self.runs.next_range() else {
-                let gap = self.next..self.end;
-                self.next = self.end;
-                return Some(gap);
-            };
-            let (s, e) = (*run.start(), *run.end());
-            let gap = self.next..s.min(self.end);
-            if e >= self.next {
-                self.next = e.checked_add(1).map_or(self.end, |n| n.min(self.end));
-            }
-            if gap.start < gap.end {
-                return Some(gap);
-            }
-        }
-        None
+        let runs = &mut self.runs;
+        crate::view::next_gap(&mut self.next, self.end, || runs.next_range())
     }
 }

@@ -8,17 +8,10 @@ use core::ops::Range;
 
 use super::Writer;
 use super::wide::emit_frozen64;
-use crate::algebra::{Many, Op};
+use crate::algebra::{Many, Op, recycle};
 use crate::error::Error;
 use crate::view::{FrozenBitmap, open};
 use crate::view64::{Buckets, FrozenBitmap64};
-
-/// Reuses a vector's allocation for another element type of the same layout (the standard
-/// library collects an emptied `vec.into_iter()` in place).
-fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
-    v.clear();
-    v.into_iter().filter_map(|_| None).collect()
-}
 
 impl Writer {
     /// Writes `a ∩ b` of two 64-bit bitmaps (either format) as a 64-bit frozen bitmap,
@@ -203,7 +196,7 @@ impl Writer {
     /// Writes a 64-bit frozen bitmap whose buckets `next` writes one by one as 32-bit
     /// frozen bitmaps (without checksum) at the end of the staging buffer, returning each
     /// one's key and range (`None` at the end); empty buckets are dropped.
-    fn staged64(
+    pub(super) fn staged64(
         &mut self,
         out: &mut Vec<u8>,
         mut next: impl FnMut(&mut Writer, &mut Vec<u8>) -> Result<Option<(u32, Range<usize>)>, Error>,

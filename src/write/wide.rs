@@ -189,41 +189,12 @@ impl Writer {
         out: &mut Vec<u8>,
         mut next: impl FnMut(&mut Encoder) -> Result<Option<u32>, Error>,
     ) -> Result<Range<usize>, Error> {
-        let checksum = core::mem::replace(&mut self.ops.enc.checksum, false);
-        let mut stage = core::mem::take(&mut self.stage64);
-        let mut dir = core::mem::take(&mut self.dir64);
-        stage.clear();
-        dir.clear();
-        let (mut len, mut has_bitset) = (0u64, false);
-        let mut failed = None;
-        loop {
-            match next(&mut self.ops.enc) {
-                Ok(Some(key)) => {
-                    has_bitset |= self
-                        .ops
-                        .enc
-                        .metas
-                        .iter()
-                        .any(|m| m.kind == ContainerKind::Bitset);
-                    let r = self.ops.enc.finish_vec(&mut stage);
-                    dir.push((key, r.start as u64, len));
-                    len += self.ops.enc.count();
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-        }
-        self.ops.enc.checksum = checksum;
-        let result = match failed {
-            Some(e) => Err(e),
-            None => Ok(emit_frozen64(&dir, &stage, has_bitset, checksum, out)),
-        };
-        self.stage64 = stage;
-        self.dir64 = dir;
-        result
+        self.staged64(out, |w, stage| {
+            Ok(match next(&mut w.ops.enc)? {
+                Some(key) => Some((key, w.ops.enc.finish_vec(stage))),
+                None => None,
+            })
+        })
     }
 
     /// Writes a 64-bit portable bitmap whose buckets `next` encodes one by one.

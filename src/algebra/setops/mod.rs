@@ -69,7 +69,7 @@ fn finish_difference(
 
 /// Reuses a vector's allocation for another element type of the same layout (the standard
 /// library collects an emptied `vec.into_iter()` in place).
-fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+pub(crate) fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
     v.clear();
     v.into_iter().filter_map(|_| None).collect()
 }
