@@ -189,6 +189,8 @@ pub use dv::{DV_MAGIC, DV_NATIVE_MAGIC, DeletionVector};
 pub use dv::{DeletionVectorDescriptor, StorageType};
 pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
+#[cfg(feature = "object_store")]
+pub use file::ObjectStoreSource;
 pub use file::{
     AtomicFile, BitmapFile, FileIter, FileWriter, RangeSource, RangedBitmapFile, RangedOptions,
     RangedStats,

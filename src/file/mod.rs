@@ -3,9 +3,13 @@
 //! [`BitmapFile`] reads a file through any byte container (`Vec<u8>`, `&[u8]`, a memory
 //! map) with O(1) lookups beyond a binary search of the directory.
 
+#[cfg(feature = "object_store")]
+mod object;
 mod ranged;
 mod writer;
 
+#[cfg(feature = "object_store")]
+pub use object::ObjectStoreSource;
 pub use ranged::{RangeSource, RangedBitmapFile, RangedOptions, RangedStats};
 pub use writer::{AtomicFile, FileWriter};
 
