@@ -188,9 +188,9 @@ pub use dv::{DV_MAGIC, DV_NATIVE_MAGIC, DeletionVector};
 #[cfg(feature = "alloc")]
 pub use dv::{DeletionVectorDescriptor, StorageType};
 pub use error::{Error, ErrorKind};
-#[cfg(feature = "std")]
 #[cfg(feature = "object_store")]
 pub use file::ObjectStoreSource;
+#[cfg(feature = "std")]
 pub use file::{
     AtomicFile, BitmapFile, FileIter, FileWriter, RangeSource, RangedBitmapFile, RangedOptions,
     RangedStats,

@@ -43,18 +43,25 @@ enum Command {
     /// or a single bitmap's.
     Inspect {
         /// A bitmap file or a single bitmap; or a deletion-vector file (Delta DV file or bare
-        /// Iceberg blob), a Puffin file, or a Delta table folder (its log's DVs, checked).
+        /// Iceberg blob), a Puffin file, or a Delta table folder (its log's DVs, checked). A
+        /// bitmap file may be a URL (s3://, gs://, az://, http(s)://, file://), read by ranges.
         file: PathBuf,
         /// Show this key's bitmap.
         key: Option<u64>,
         /// For a Delta DV file: the offset of the frame to show (a descriptor's `offset`).
         #[arg(long, value_name = "N")]
         offset: Option<u64>,
+        /// Print on standard error the requests and bytes read.
+        #[arg(long)]
+        stats: bool,
     },
     /// Check everything strictly (checksums, every bitmap's invariants).
     Validate {
-        /// A bitmap file, or a single bitmap.
+        /// A bitmap file (or its URL), or a single bitmap.
         file: PathBuf,
+        /// Print on standard error the requests and bytes read.
+        #[arg(long)]
+        stats: bool,
     },
     /// Convert single bitmaps between formats, or a folder of portable .bin files to a file.
     Convert(ConvertArgs),
@@ -179,6 +186,9 @@ struct QueryArgs {
     /// Skip the checksum check of the bitmaps read (one pass over their bytes).
     #[arg(long)]
     no_verify: bool,
+    /// Print on standard error the requests and bytes read.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Args)]
@@ -242,6 +252,7 @@ macro_rules! say {
 mod build;
 mod demo;
 mod dv;
+mod remote;
 
 use build::{build, commit};
 use demo::demo;
@@ -250,10 +261,27 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Build(a) => build(a),
-        Command::Inspect { file, key, offset } => inspect(&file, key, offset),
-        Command::Validate { file } => validate(&file),
+        Command::Inspect {
+            file, key, stats, ..
+        } if remote::is_url(&file) => remote::inspect(&file, key, stats),
+        Command::Validate { file, stats } if remote::is_url(&file) => {
+            remote::validate(&file, stats)
+        }
+        Command::Query(a) if remote::is_url(&a.file) => remote::query(&a),
+        Command::Inspect {
+            file,
+            key,
+            offset,
+            stats,
+        } => inspect(&file, key, offset).and_then(|()| local_stats(&file, stats)),
+        Command::Validate { file, stats } => {
+            validate(&file).and_then(|()| local_stats(&file, stats))
+        }
         Command::Convert(a) => convert(a),
-        Command::Query(a) => query(a),
+        Command::Query(a) => {
+            let (file, stats) = (a.file.clone(), a.stats);
+            query(a).and_then(|()| local_stats(&file, stats))
+        }
         Command::Demo(a) => demo(a),
         Command::DvMask(a) => dv::dv_mask(a),
     }
@@ -816,17 +844,7 @@ fn query(a: QueryArgs) -> Result<()> {
             return print_result(bm.len(), bm.iter(), a.values);
         }
     };
-    let (keys, kind) = match (&a.op.and, &a.op.or, &a.op.andnot) {
-        (Some(k), _, _) => (k, 0),
-        (_, Some(k), _) => (k, 1),
-        (_, _, Some(k)) => (k, 2),
-        _ => return usage("give --and, --or or --andnot with a comma-separated key list"),
-    };
-    if keys.is_empty() || (kind == 2 && keys.len() < 2) {
-        return usage(
-            "--andnot needs at least two keys (K1 minus the others); --and and --or at least one",
-        );
-    }
+    let (keys, kind) = operation(&a)?;
     let verify = file.has_bitmap_checksums() && !a.no_verify;
     if !file.has_bitmap_checksums() {
         let _ = writeln!(
@@ -853,19 +871,8 @@ fn query(a: QueryArgs) -> Result<()> {
             }
         }
     }
-    let mut w = Writer::new();
-    let mut out = Vec::new();
-    let r = match kind {
-        0 => w.intersection_many_into(&views, &mut out)?,
-        1 => w.union_many_into(&views, &mut out)?,
-        _ => {
-            let mut rest = Vec::new();
-            let r = w.union_many_into(&views[1..], &mut rest)?;
-            let rest = FrozenBitmap::from_bytes(&rest[r])?;
-            w.difference_into(&views[0], &rest, &mut out)?
-        }
-    };
-    let result = FrozenBitmap::from_bytes(&out[r])?;
+    let out = combine(kind, &views)?;
+    let result = FrozenBitmap::from_bytes(&out)?;
     let elapsed = start.elapsed();
     print_result(result.len(), result.iter(), a.values)?;
     let _ = writeln!(
@@ -876,6 +883,51 @@ fn query(a: QueryArgs) -> Result<()> {
         elapsed.as_secs_f64() * 1e3,
         if verify { " (checksums verified)" } else { "" }
     );
+    Ok(())
+}
+
+/// The operation (`OPS[kind]`) of `views`, written into a new buffer.
+fn combine(kind: usize, views: &[FrozenBitmap<'_>]) -> Result<Vec<u8>> {
+    let mut w = Writer::new();
+    let mut out = Vec::new();
+    match kind {
+        0 => w.intersection_many_into(views, &mut out)?,
+        1 => w.union_many_into(views, &mut out)?,
+        _ => {
+            let mut rest = Vec::new();
+            let r = w.union_many_into(&views[1..], &mut rest)?;
+            let rest = FrozenBitmap::from_bytes(&rest[r])?;
+            w.difference_into(&views[0], &rest, &mut out)?
+        }
+    };
+    Ok(out)
+}
+
+/// The operation a query asks for (0 and, 1 or, 2 andnot) and its keys.
+fn operation(a: &QueryArgs) -> Result<(&Vec<u64>, usize)> {
+    let (keys, kind) = match (&a.op.and, &a.op.or, &a.op.andnot) {
+        (Some(k), _, _) => (k, 0),
+        (_, Some(k), _) => (k, 1),
+        (_, _, Some(k)) => (k, 2),
+        _ => return usage("give --and, --or or --andnot with a comma-separated key list"),
+    };
+    if keys.is_empty() || (kind == 2 && keys.len() < 2) {
+        return usage(
+            "--andnot needs at least two keys (K1 minus the others); --and and --or at least one",
+        );
+    }
+    Ok((keys, kind))
+}
+
+/// `--stats` for a local input: it is mapped or read whole, as one request.
+fn local_stats(path: &Path, stats: bool) -> Result<()> {
+    if stats {
+        let bytes = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let _ = writeln!(
+            io::stderr(),
+            "read: 1 requests, {bytes} bytes (a local file, mapped or read whole)"
+        );
+    }
     Ok(())
 }
 

@@ -900,3 +900,142 @@ fn deletion_vectors_inspected_and_masked() {
     );
     fails(&["dv-mask", pp, "--blob", "5", "--range", "0..1"], 1);
 }
+
+/// `inspect`, `validate` and `query` on URLs read the file by ranges and print what they
+/// print for the local file; `--stats` reports the requests and bytes. `file://` always;
+/// `s3://` against moto's S3 server when `moto_server` can start (`.ci/run` installs it).
+#[test]
+fn urls_are_read_by_ranges_with_the_same_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("f.frf");
+    let mut w = frozen_roaring::FileWriter::new(Vec::new());
+    for k in 0..500u64 {
+        w.add_sorted(k, (0..(k as u32 % 50) + 1).map(|i| i * 3 + (k as u32 % 3)))
+            .unwrap();
+    }
+    let bytes = w.finish().unwrap();
+    std::fs::write(&local, &bytes).unwrap();
+    let l = local.to_str().unwrap();
+    let url = format!("file://{l}");
+    let run = |file: &str, extra: &[&str]| {
+        let mut args = vec![
+            "query", file, "--and", "30,33,36", "--values", "5", "--stats",
+        ];
+        args.extend_from_slice(extra);
+        let out = cmd().args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (want, _) = run(l, &[]);
+    let (got, err) = run(&url, &[]);
+    assert_eq!(got, want);
+    assert!(
+        err.contains("2 requests") && err.contains(" bytes"),
+        "{err}"
+    );
+    let out = ok(&["validate", &url]);
+    assert!(out.starts_with("ok: 500 bitmaps"), "{out}");
+    let out = ok(&["inspect", &url, "31"]);
+    assert_eq!(out, ok(&["inspect", l, "31"]));
+    let err = fails(
+        &[
+            "query",
+            &format!("file://{}/none.frf", dir.path().display()),
+            "--or",
+            "1",
+        ],
+        1,
+    );
+    assert!(err.contains("none.frf"), "{err}");
+
+    // The same through an S3 server.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let Ok(mut moto) = std::process::Command::new("moto_server")
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    else {
+        println!(
+            "NOTE: moto_server cannot start; the s3:// part is skipped (pip install \"moto[server]\")"
+        );
+        return;
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "moto_server did not listen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let http = |method: &str, path: &str, body: &[u8]| {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .unwrap();
+        s.write_all(body).unwrap();
+        let mut reply = Vec::new();
+        s.read_to_end(&mut reply).unwrap();
+        assert!(
+            reply.starts_with(b"HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&reply)
+        );
+    };
+    http("PUT", "/bucket", b"");
+    http("PUT", "/bucket/f.frf", &bytes);
+    let s3 = |args: &[&str]| {
+        let out = cmd()
+            .args(args)
+            .env("AWS_ENDPOINT", &endpoint)
+            .env("AWS_ALLOW_HTTP", "true")
+            .env("AWS_ACCESS_KEY_ID", "test")
+            .env("AWS_SECRET_ACCESS_KEY", "test")
+            .env("AWS_REGION", "us-east-1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (got, err) = s3(&[
+        "query",
+        "s3://bucket/f.frf",
+        "--and",
+        "30,33,36",
+        "--values",
+        "5",
+        "--stats",
+    ]);
+    assert_eq!(got, want);
+    assert!(err.contains("2 requests"), "{err}");
+    let (out, _) = s3(&["inspect", "s3://bucket/f.frf", "31"]);
+    assert_eq!(out, ok(&["inspect", l, "31"]));
+    let (out, _) = s3(&["validate", "s3://bucket/f.frf"]);
+    assert!(out.starts_with("ok: 500 bitmaps"), "{out}");
+    let _ = moto.kill();
+    let _ = moto.wait();
+}

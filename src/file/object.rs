@@ -102,6 +102,20 @@ impl ObjectStoreSource {
         ObjectStoreSource::new(Arc::from(store), path)
     }
 
+    /// The object a URL names, with the store configured from the environment as the
+    /// `object_store` builders' `from_env` read it (`AWS_ENDPOINT`, `AWS_ALLOW_HTTP`,
+    /// `AWS_ACCESS_KEY_ID`, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, ...).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_url`](Self::from_url).
+    pub fn from_url_env(url: &str) -> Result<ObjectStoreSource, Error> {
+        ObjectStoreSource::from_url(
+            url,
+            std::env::vars().map(|(k, v)| (k.to_ascii_lowercase(), v)),
+        )
+    }
+
     /// Runs `future` on this source's runtime (for example to upload with the same store).
     pub fn block_on<F: core::future::Future>(&self, future: F) -> F::Output {
         self.runtime.block_on(future)

@@ -9,7 +9,7 @@ use roaring::{RoaringBitmap, RoaringTreemap};
 
 use super::{Writer, portable};
 use crate::encode::Encoder;
-use crate::encode::layout::{Encoded, pad};
+use crate::encode::layout::Encoded;
 
 /// Encodes `bitmap` into `enc` (closed) from its ranges of consecutive values.
 fn encode(enc: &mut Encoder, bitmap: &RoaringBitmap) {
