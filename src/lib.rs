@@ -193,7 +193,7 @@ pub use file::ObjectStoreSource;
 #[cfg(feature = "std")]
 pub use file::{
     AtomicFile, BitmapFile, FileIter, FileWriter, RangeSource, RangedBitmapFile, RangedOptions,
-    RangedStats,
+    RangedPuffinFile, RangedStats,
 };
 pub use format::ContainerKind;
 pub use view::{Format, FrozenBitmap, Iter, LiveRanges, Statistics};

@@ -16,6 +16,10 @@ mod puffin;
 pub use delta::{DeletionVectorDescriptor, StorageType};
 #[cfg(feature = "std")]
 pub use puffin::{BlobMetadata, PuffinFile, PuffinWriter};
+#[cfg(feature = "std")]
+pub(crate) use puffin::{
+    DELETION_VECTOR_V1, FOOTER_TAIL, PUFFIN_MAGIC, footer_start, parse_footer_bytes,
+};
 
 use core::fmt;
 

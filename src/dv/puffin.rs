@@ -17,9 +17,13 @@ pub const PUFFIN_MAGIC: [u8; 4] = *b"PFA1";
 /// The blob type of a deletion vector.
 pub const DELETION_VECTOR_V1: &str = "deletion-vector-v1";
 /// Footer bytes after the payload: payload size (4), flags (4), magic (4).
-const FOOTER_TAIL: usize = 12;
+pub(crate) const FOOTER_TAIL: usize = 12;
 /// Flag bit of the footer's first flag byte: the payload is LZ4-compressed (frame format).
 const FLAG_COMPRESSED: u8 = 1;
+/// The most JSON a compressed footer may decompress to: a footer lists blobs in about 300
+/// bytes each, so 64 MiB is 200,000 blobs, and a small hostile payload cannot make the
+/// reader allocate more.
+const FOOTER_JSON_LIMIT: u64 = 64 << 20;
 /// The field id Iceberg gives the row position of a DV blob (`fields`).
 const ROW_POSITION_FIELD: i64 = 2_147_483_645;
 
@@ -109,50 +113,8 @@ impl<D: AsRef<[u8]>> PuffinFile<D> {
                 len as u64,
             ));
         }
-        let tail = &bytes[len - FOOTER_TAIL..];
-        if tail[8..] != PUFFIN_MAGIC {
-            return Err(Error::bad_magic(expect::PUFFIN, &tail[8..], len - 4));
-        }
-        let size = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
-        let flags = [tail[4], tail[5], tail[6], tail[7]];
-        let payload_end = len - FOOTER_TAIL;
-        let Some(footer_start) = usize::try_from(size)
-            .ok()
-            .and_then(|s| payload_end.checked_sub(s + 4))
-            .filter(|&s| s >= 4)
-        else {
-            return Err(Error::malformed(
-                "Puffin footer payload size (larger than the file)",
-                len - 12,
-            )
-            .values((payload_end - 8) as u64, i64::from(size) as u64));
-        };
-        if bytes[footer_start..footer_start + 4] != PUFFIN_MAGIC {
-            return Err(Error::bad_magic(
-                expect::PUFFIN,
-                &bytes[footer_start..],
-                footer_start,
-            ));
-        }
-        if flags[0] & !FLAG_COMPRESSED != 0 || flags[1..] != [0, 0, 0] {
-            return Err(Error::malformed(
-                "Puffin footer flags (unknown flags are set)",
-                len - 8,
-            ));
-        }
-        let payload = &bytes[footer_start + 4..payload_end];
-        let json: serde_json::Value = if flags[0] & FLAG_COMPRESSED != 0 {
-            let mut text = Vec::new();
-            let mut decoder = lz4_flex::frame::FrameDecoder::new(payload);
-            std::io::Read::read_to_end(&mut decoder, &mut text).map_err(|_| {
-                Error::malformed("Puffin footer (not a valid LZ4 frame)", footer_start + 4)
-            })?;
-            serde_json::from_slice(&text)
-        } else {
-            serde_json::from_slice(payload)
-        }
-        .map_err(|_| Error::malformed("Puffin footer (not valid JSON)", footer_start + 4))?;
-        let (blobs, properties) = parse_footer(&json, footer_start)?;
+        let footer_start = footer_start(len as u64, &bytes[len - FOOTER_TAIL..])? as usize;
+        let (blobs, properties) = parse_footer_bytes(&bytes[footer_start..], footer_start)?;
         Ok(PuffinFile {
             data,
             blobs,
@@ -258,6 +220,67 @@ impl<D> fmt::Debug for PuffinFile<D> {
             .field("properties", &self.properties)
             .finish_non_exhaustive()
     }
+}
+
+/// Where the footer of a Puffin file of `len` bytes starts, from its last 12 bytes (payload
+/// size, flags, magic); checks the magic and that the footer leaves room for the leading
+/// one.
+pub(crate) fn footer_start(len: u64, last: &[u8]) -> Result<u64, Error> {
+    let at = |back: u64| usize::try_from(len - back).unwrap_or(usize::MAX);
+    if last[8..] != PUFFIN_MAGIC {
+        return Err(Error::bad_magic(expect::PUFFIN, &last[8..], at(4)));
+    }
+    let size = i32::from_le_bytes([last[0], last[1], last[2], last[3]]);
+    let payload_end = len - FOOTER_TAIL as u64;
+    u64::try_from(size)
+        .ok()
+        .and_then(|s| payload_end.checked_sub(s + 4))
+        .filter(|&s| s >= 4)
+        .ok_or_else(|| {
+            Error::malformed("Puffin footer payload size (larger than the file)", at(12))
+                .values(payload_end.saturating_sub(8), i64::from(size) as u64)
+        })
+}
+
+/// The blobs and properties of the footer `footer` (its bytes from its magic to the end of
+/// the file, at `footer_start`): magic, flags, payload (LZ4-decompressed if flagged), JSON.
+pub(crate) fn parse_footer_bytes(
+    footer: &[u8],
+    footer_start: usize,
+) -> Result<(Vec<BlobMetadata>, BTreeMap<String, String>), Error> {
+    let end = footer_start + footer.len();
+    if footer.len() < 4 + FOOTER_TAIL || footer[..4] != PUFFIN_MAGIC {
+        return Err(Error::bad_magic(expect::PUFFIN, footer, footer_start));
+    }
+    let tail = &footer[footer.len() - FOOTER_TAIL..];
+    let flags = [tail[4], tail[5], tail[6], tail[7]];
+    if flags[0] & !FLAG_COMPRESSED != 0 || flags[1..] != [0, 0, 0] {
+        return Err(Error::malformed(
+            "Puffin footer flags (unknown flags are set)",
+            end - 8,
+        ));
+    }
+    let payload = &footer[4..footer.len() - FOOTER_TAIL];
+    let json: serde_json::Value = if flags[0] & FLAG_COMPRESSED != 0 {
+        let mut text = Vec::new();
+        let decoder = lz4_flex::frame::FrameDecoder::new(payload);
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(decoder, FOOTER_JSON_LIMIT + 1),
+            &mut text,
+        )
+        .map_err(|_| Error::malformed("Puffin footer (not a valid LZ4 frame)", footer_start + 4))?;
+        if text.len() as u64 > FOOTER_JSON_LIMIT {
+            return Err(Error::malformed(
+                "Puffin footer (decompresses to more than 64 MiB of JSON)",
+                footer_start + 4,
+            ));
+        }
+        serde_json::from_slice(&text)
+    } else {
+        serde_json::from_slice(payload)
+    }
+    .map_err(|_| Error::malformed("Puffin footer (not valid JSON)", footer_start + 4))?;
+    parse_footer(&json, footer_start)
 }
 
 /// The blobs and properties of a footer's JSON; each blob must lie in `4..footer_start`.

@@ -6,11 +6,13 @@
 #[cfg(feature = "object_store")]
 mod object;
 mod ranged;
+mod ranged_puffin;
 mod writer;
 
 #[cfg(feature = "object_store")]
 pub use object::ObjectStoreSource;
 pub use ranged::{RangeSource, RangedBitmapFile, RangedOptions, RangedStats};
+pub use ranged_puffin::RangedPuffinFile;
 pub use writer::{AtomicFile, FileWriter};
 
 use core::ops::{Bound, RangeBounds};
