@@ -248,3 +248,47 @@ fn s3_server_serves_bitmap_files_and_deletion_vectors() {
         assert_eq!(frame[..], dv_file[r]);
     }
 }
+
+/// The asynchronous forms on the caller's runtime (here the runtime of a second source):
+/// the same answers and the same requests as the blocking ones.
+#[test]
+fn async_forms_answer_as_the_blocking_ones() {
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let bytes = file_of(50_000);
+    let path = Path::from("async.frf");
+    let runner = ObjectStoreSource::new(store.clone(), path.clone()).unwrap();
+    runner
+        .block_on(store.put(&path, bytes.clone().into()))
+        .unwrap();
+    let local = BitmapFile::from_bytes(&bytes[..]).unwrap();
+    let keys: Vec<u64> = (0..200).map(|i| i * 499).chain(1000..1100).collect();
+    let (got, stats) = runner.block_on(async {
+        let source = ObjectStoreSource::new(store.clone(), path.clone()).unwrap();
+        let file = RangedBitmapFile::open_async(source, frozen_roaring::RangedOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(file.stats().requests, 2);
+        let one = file.get_async(998).await.unwrap().unwrap();
+        assert!(
+            one.as_view()
+                .iter()
+                .eq(local.get(998).unwrap().unwrap().iter())
+        );
+        assert_eq!(file.stats().requests, 3);
+        assert!(file.get_async(999).await.unwrap().is_none());
+        (file.get_many_async(&keys).await.unwrap(), file.stats())
+    });
+    for (k, g) in keys.iter().zip(&got) {
+        let want = local.get(*k).unwrap();
+        assert_eq!(g.is_some(), want.is_some());
+        if let (Some(g), Some(w)) = (g, want) {
+            assert!(g.as_view().iter().eq(w.iter()), "key {k}");
+        }
+    }
+    // The blocking form makes the same requests for the same batch.
+    let source = ObjectStoreSource::new(store, path).unwrap();
+    let file = RangedBitmapFile::open(source).unwrap();
+    file.get(998).unwrap();
+    file.get_many(&keys).unwrap();
+    assert_eq!(file.stats().requests, stats.requests);
+}

@@ -266,80 +266,56 @@ impl<S: RangeSource> RangedBitmapFile<S> {
             .read_suffix(want)
             .map_err(|e| Error::io(what_read("the footer"), None, e))?;
         file.bytes.fetch_add(tail.len() as u64, Ordering::Relaxed);
-        file.size = size;
-        let min = FILE_HEADER_LEN + FOOTER_LEN;
-        if size < min {
-            return Err(Error::truncated(FILE_FOOTER, 0, min, size));
-        }
-        let tail_len = want.min(size);
-        let tail_start = size - tail_len;
-        if (tail.len() as u64) < tail_len {
-            return Err(Error::io(
-                what_read("the footer"),
-                None,
-                io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    alloc::format!("short read: {} of {tail_len} bytes", tail.len()),
-                ),
-            ));
-        }
-        let tail = if tail.len() as u64 > tail_len {
-            Cow::Owned(tail[tail.len() - tail_len as usize..].to_vec())
-        } else {
-            tail
-        };
-        let footer = &tail[tail.len() - FOOTER_LEN as usize..];
-        let header = match file.header(&tail, tail_start, footer) {
-            Some(h) => h,
-            None => {
-                let h = file.read(0..FILE_HEADER_LEN, "the header")?;
-                let mut header = [0u8; 16];
-                header.copy_from_slice(&h);
-                header
+        let (mut header, mut dir) = (None, None);
+        loop {
+            match open_step(size, want, &tail, header, dir.as_deref())? {
+                Step::Header => {
+                    let h = file.read(0..FILE_HEADER_LEN, "the header")?;
+                    header = Some(h[..16].try_into().unwrap_or([0; 16]));
+                }
+                Step::Directory(r) => dir = Some(file.read(r, "the directory")?.into_owned()),
+                Step::Done(entries, flags) => {
+                    file.size = size;
+                    file.entries = entries;
+                    file.flags = flags;
+                    return Ok(file);
+                }
             }
-        };
-        let flags = check_header(&header)?;
-        let (dir_offset, count, dir_crc) = check_footer(&header, footer, size)?;
-        let dir_end = size - FOOTER_LEN;
-        let fetched;
-        let dir: &[u8] = if dir_offset as u64 >= tail_start {
-            &tail[(dir_offset as u64 - tail_start) as usize..(dir_end - tail_start) as usize]
-        } else {
-            fetched = file.read(dir_offset as u64..dir_end, "the directory")?;
-            &fetched
-        };
-        let entries = check_directory(dir, dir_offset, dir_crc)?;
-        let mut list = Vec::with_capacity(count);
-        list.extend(
-            entries
-                .iter()
-                .map(|e| (e.key.get(), e.offset.get(), e.len.get())),
-        );
-        file.entries = list;
-        file.flags = flags;
-        Ok(file)
+        }
     }
 
-    /// The header: from the tail when it covers the file, else (version 2) rebuilt from the
-    /// footer: a header is the magic, the version and one of two flag values, and the
-    /// footer's checksum covers it, so the value it matches is the header's. `None`: the
-    /// header must be read.
-    fn header(&self, tail: &[u8], tail_start: u64, footer: &[u8]) -> Option<[u8; 16]> {
-        let mut header = [0u8; 16];
-        if tail_start == 0 {
-            header.copy_from_slice(&tail[..16]);
-            return Some(header);
+    /// A file opened elsewhere (by the asynchronous open): its size, entries and flags.
+    #[cfg(feature = "object_store")]
+    pub(crate) fn from_parts(
+        source: S,
+        options: RangedOptions,
+        size: u64,
+        entries: Vec<(u64, u64, u64)>,
+        flags: u8,
+    ) -> Self {
+        RangedBitmapFile {
+            source,
+            entries,
+            flags,
+            size,
+            options,
+            requests: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            cache: Mutex::new(Cache::default()),
         }
-        if footer[24] != FILE_VERSION {
-            return None;
-        }
-        header[..4].copy_from_slice(&FILE_MAGIC);
-        header[4] = FILE_VERSION;
-        let stored = u32::from_le_bytes([footer[20], footer[21], footer[22], footer[23]]);
-        [0, FILE_FLAG_BITMAP_CRC].into_iter().find_map(|flags| {
-            header[5] = flags;
-            (footer_crc(FILE_VERSION, &header, &footer[..20]) == stored).then_some(header)
-        })
+    }
+
+    /// Counts one request that returned `bytes` bytes.
+    pub(crate) fn count(&self, bytes: u64) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// The options it was opened with.
+    pub fn options(&self) -> &RangedOptions {
+        &self.options
     }
 
     /// Reads `range` as one request, counted; a short read is an error.
@@ -443,30 +419,7 @@ impl<S: RangeSource> RangedBitmapFile<S> {
     where
         S: Sync,
     {
-        let mut out: Vec<Option<Arc<FrozenBitmapBuf>>> = alloc::vec![None; keys.len()];
-        // (offset, key) of each bitmap to read, once per key.
-        let mut wanted: BTreeSet<(u64, u64)> = BTreeSet::new();
-        for &k in keys {
-            if let Some(r) = self.byte_range(k)
-                && self.peek_cache(k).is_none()
-            {
-                wanted.insert((r.start, k));
-            }
-        }
-        // Groups of neighbouring ranges, each read as one request.
-        let mut groups: Vec<Group> = Vec::new();
-        for (off, k) in wanted {
-            let r = self.byte_range(k).unwrap_or(off..off);
-            match groups.last_mut() {
-                Some((span, members))
-                    if r.start <= span.end.saturating_add(self.options.merge_gap) =>
-                {
-                    span.end = span.end.max(r.end);
-                    members.push((k, r));
-                }
-                _ => groups.push((r.clone(), alloc::vec![(k, r)])),
-            }
-        }
+        let groups = self.plan(keys);
         let fetched: Mutex<HashMap<u64, Arc<FrozenBitmapBuf>>> = Mutex::new(HashMap::new());
         let failure: Mutex<Option<Error>> = Mutex::new(None);
         let next = AtomicU64::new(0);
@@ -485,15 +438,7 @@ impl<S: RangeSource> RangedBitmapFile<S> {
                         let result = self
                             .read(span.clone(), "the bitmaps of")
                             .map_err(|e| e.for_entry(members[0].0, span.clone()))
-                            .and_then(|bytes| {
-                                let mut got = Vec::with_capacity(members.len());
-                                for (k, r) in members {
-                                    let at = (r.start - span.start) as usize
-                                        ..(r.end - span.start) as usize;
-                                    got.push((*k, self.finish(*k, r.clone(), &bytes[at])?));
-                                }
-                                Ok(got)
-                            });
+                            .and_then(|bytes| self.split(span, members, &bytes));
                         match result {
                             Ok(got) => {
                                 if let Ok(mut f) = fetched.lock() {
@@ -514,22 +459,72 @@ impl<S: RangeSource> RangedBitmapFile<S> {
         if let Some(e) = failure.into_inner().ok().flatten() {
             return Err(e);
         }
-        let fetched = fetched.into_inner().unwrap_or_default();
-        for (slot, &k) in out.iter_mut().zip(keys) {
-            if self.byte_range(k).is_none() {
-                continue;
+        Ok(self.assemble(keys, fetched.into_inner().unwrap_or_default()))
+    }
+
+    /// The groups of a `get_many` of `keys`: the bitmaps not cached, sorted by offset, those
+    /// at most `merge_gap` apart in one group, each group read as one request.
+    pub(crate) fn plan(&self, keys: &[u64]) -> Vec<Group> {
+        // (offset, key) of each bitmap to read, once per key.
+        let mut wanted: BTreeSet<(u64, u64)> = BTreeSet::new();
+        for &k in keys {
+            if let Some(r) = self.byte_range(k)
+                && self.peek_cache(k).is_none()
+            {
+                wanted.insert((r.start, k));
             }
-            *slot = match fetched.get(&k) {
-                Some(b) => Some(b.clone()),
-                None => self.cached(k),
-            };
         }
-        Ok(out)
+        let mut groups: Vec<Group> = Vec::new();
+        for (off, k) in wanted {
+            let r = self.byte_range(k).unwrap_or(off..off);
+            match groups.last_mut() {
+                Some((span, members))
+                    if r.start <= span.end.saturating_add(self.options.merge_gap) =>
+                {
+                    span.end = span.end.max(r.end);
+                    members.push((k, r));
+                }
+                _ => groups.push((r.clone(), alloc::vec![(k, r)])),
+            }
+        }
+        groups
+    }
+
+    /// The bitmaps of one group from the bytes read for its span.
+    pub(crate) fn split(
+        &self,
+        span: &Range<u64>,
+        members: &[(u64, Range<u64>)],
+        bytes: &[u8],
+    ) -> Result<Vec<(u64, Arc<FrozenBitmapBuf>)>, Error> {
+        let mut got = Vec::with_capacity(members.len());
+        for (k, r) in members {
+            let at = (r.start - span.start) as usize..(r.end - span.start) as usize;
+            got.push((*k, self.finish(*k, r.clone(), &bytes[at])?));
+        }
+        Ok(got)
+    }
+
+    /// The answer of a `get_many` of `keys`, from what was fetched and the cache.
+    pub(crate) fn assemble(
+        &self,
+        keys: &[u64],
+        fetched: HashMap<u64, Arc<FrozenBitmapBuf>>,
+    ) -> Vec<Option<Arc<FrozenBitmapBuf>>> {
+        keys.iter()
+            .map(|&k| {
+                self.byte_range(k)?;
+                match fetched.get(&k) {
+                    Some(b) => Some(b.clone()),
+                    None => self.cached(k),
+                }
+            })
+            .collect()
     }
 
     /// Opens the bytes read for `key` (checked, CRC32C when present or promised) and
     /// caches the bitmap.
-    fn finish(
+    pub(crate) fn finish(
         &self,
         key: u64,
         range: Range<u64>,
@@ -556,7 +551,7 @@ impl<S: RangeSource> RangedBitmapFile<S> {
     }
 
     /// The cached bitmap of `key`, counted as a hit.
-    fn cached(&self, key: u64) -> Option<Arc<FrozenBitmapBuf>> {
+    pub(crate) fn cached(&self, key: u64) -> Option<Arc<FrozenBitmapBuf>> {
         let b = self.peek_cache(key)?;
         self.hits.fetch_add(1, Ordering::Relaxed);
         Some(b)
@@ -570,11 +565,92 @@ impl<S: RangeSource> RangedBitmapFile<S> {
     }
 }
 
+/// What opening needs next: the header, the directory's range, or nothing more.
+pub(crate) enum Step {
+    Header,
+    Directory(Range<u64>),
+    Done(Vec<(u64, u64, u64)>, u8),
+}
+
+/// One step of opening a file of `size` bytes from the tail read for `want` bytes, and the
+/// header and directory when they were read: the checks of `BitmapFile::from_bytes` on
+/// what is there, or what to read next. No I/O, so that every way of reading shares it.
+pub(crate) fn open_step(
+    size: u64,
+    want: u64,
+    tail: &[u8],
+    header: Option<[u8; 16]>,
+    dir: Option<&[u8]>,
+) -> Result<Step, Error> {
+    let min = FILE_HEADER_LEN + FOOTER_LEN;
+    if size < min {
+        return Err(Error::truncated(FILE_FOOTER, 0, min, size));
+    }
+    let tail_len = want.min(size);
+    if (tail.len() as u64) < tail_len {
+        return Err(Error::io(
+            what_read("the footer"),
+            None,
+            io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                alloc::format!("short read: {} of {tail_len} bytes", tail.len()),
+            ),
+        ));
+    }
+    let tail = &tail[tail.len() - tail_len as usize..];
+    let tail_start = size - tail_len;
+    let footer = &tail[tail.len() - FOOTER_LEN as usize..];
+    let Some(header) = header.or_else(|| rebuilt_header(tail, tail_start, footer)) else {
+        return Ok(Step::Header);
+    };
+    let flags = check_header(&header)?;
+    let (dir_offset, count, dir_crc) = check_footer(&header, footer, size)?;
+    let dir_end = size - FOOTER_LEN;
+    let dir = if dir_offset as u64 >= tail_start {
+        &tail[(dir_offset as u64 - tail_start) as usize..(dir_end - tail_start) as usize]
+    } else {
+        match dir {
+            Some(d) if d.len() as u64 == dir_end - dir_offset as u64 => d,
+            _ => return Ok(Step::Directory(dir_offset as u64..dir_end)),
+        }
+    };
+    let entries = check_directory(dir, dir_offset, dir_crc)?;
+    let mut list = Vec::with_capacity(count);
+    list.extend(
+        entries
+            .iter()
+            .map(|e| (e.key.get(), e.offset.get(), e.len.get())),
+    );
+    Ok(Step::Done(list, flags))
+}
+
+/// The header: from the tail when it covers the file, else (version 2) rebuilt from the
+/// footer: a header is the magic, the version and one of two flag values, and the
+/// footer's checksum covers it, so the value it matches is the header's. `None`: the
+/// header must be read.
+fn rebuilt_header(tail: &[u8], tail_start: u64, footer: &[u8]) -> Option<[u8; 16]> {
+    let mut header = [0u8; 16];
+    if tail_start == 0 {
+        header.copy_from_slice(&tail[..16]);
+        return Some(header);
+    }
+    if footer[24] != FILE_VERSION {
+        return None;
+    }
+    header[..4].copy_from_slice(&FILE_MAGIC);
+    header[4] = FILE_VERSION;
+    let stored = u32::from_le_bytes([footer[20], footer[21], footer[22], footer[23]]);
+    [0, FILE_FLAG_BITMAP_CRC].into_iter().find_map(|flags| {
+        header[5] = flags;
+        (footer_crc(FILE_VERSION, &header, &footer[..20]) == stored).then_some(header)
+    })
+}
+
 /// Bitmaps read as one request: the span read, and each key with its range.
-type Group = (Range<u64>, Vec<(u64, Range<u64>)>);
+pub(crate) type Group = (Range<u64>, Vec<(u64, Range<u64>)>);
 
 /// The operation word of a read error: "read the footer", "read the bitmap of", ...
-fn what_read(what: &'static str) -> &'static str {
+pub(crate) fn what_read(what: &'static str) -> &'static str {
     match what {
         "the footer" => "read the footer of",
         "the header" => "read the header of",
