@@ -71,6 +71,9 @@ struct IoContext {
     err: std::io::Error,
 }
 
+/// The field name of a deletion vector's checksum in errors (its message names CRC-32).
+pub(crate) const DV_CRC: &str = "CRC-32 of the deletion vector";
+
 /// The magics a reader accepts, for a `BadMagic` message.
 pub(crate) mod expect {
     /// A 32-bit bitmap: frozen or portable.
@@ -309,7 +312,7 @@ impl Error {
                 "corrupt bitmap payload: {field} at byte {off} breaks a Roaring invariant; \
                  the bytes are damaged, rewrite them from the source data"
             ),
-            ErrorKind::ChecksumMismatch if field == crate::dv::DV_CRC => write!(
+            ErrorKind::ChecksumMismatch if field == DV_CRC => write!(
                 f,
                 "checksum mismatch: stored {field} {found:#010x}, computed {exp:#010x} over the \
                  magic and bitmap; the deletion vector was damaged after writing, or the \
@@ -362,7 +365,7 @@ fn bad_magic(
     let bytes = &all[..n.min(4)];
     let is_file = expected == expect::FILE;
     let hint = match bytes {
-        _ if expected == expect::PUFFIN && all[4..] == crate::dv::DV_MAGIC => Some(
+        _ if expected == expect::PUFFIN && all[4..] == crate::format::DV_MAGIC => Some(
             "this is a bare deletion-vector blob, not a Puffin file: open it with \
              DeletionVector::from_bytes",
         ),

@@ -138,3 +138,7 @@ pub(crate) const fn align_up(x: usize, align: usize) -> usize {
 pub(crate) const fn payload_start(n: usize) -> usize {
     HEADER_LEN + DIR_ENTRY_LEN * n
 }
+
+/// The magic of a deletion-vector frame (1681511377, little-endian): here, below the error
+/// messages that recognize it, and re-exported as `DV_MAGIC`.
+pub(crate) const DV_MAGIC: [u8; 4] = 1_681_511_377u32.to_le_bytes();

@@ -141,11 +141,13 @@ extern crate std;
 // 2. bitset words and sorted values: `bits`, `keep` (set operations as types), then
 //    `simd` (CPU dispatch and the vector kernels, with their safe wrappers);
 // 3. `container`: queries on one container, where it lies in the bytes;
-// 4. `view` (32-bit views, their directory, iterators and queries), then `view64`;
+// 4. `view` (32-bit views, their directory, iterators and queries), then `view64`, then
+//    `dv` (deletion vectors and Puffin files);
 // 5. `encode` (values to container payloads, and the frozen layout), then `algebra`
 //    (pairwise and many-way set operations, their kernels and scratch), then `write`
 //    (the public `Writer`, `Builder` and re-encoding);
-// 6. `buf` (the owned `FrozenBitmapBuf`) and `file` (bitmap files);
+// 6. `buf` and `buf64` (the owned bitmaps) and `file` (bitmap files, read whole or by
+//    ranges, and Puffin files by ranges);
 // 7. this file: the public surface.
 #[cfg(feature = "alloc")]
 mod bits;

@@ -29,14 +29,13 @@ use crate::view64::{self, FrozenBitmap64};
 
 /// The magic of a deletion vector in the portable 64-bit layout: 1681511377 as
 /// little-endian bytes, which Delta's protocol and Puffin's `deletion-vector-v1` both name.
-pub const DV_MAGIC: [u8; 4] = 1_681_511_377u32.to_le_bytes();
+pub const DV_MAGIC: [u8; 4] = crate::format::DV_MAGIC;
 
 /// The magic of Delta Lake's native layout (`RoaringBitmapArray`, 1681511376), which Delta
 /// Spark and Delta Kernel read but do not write for DVs.
 pub const DV_NATIVE_MAGIC: [u8; 4] = 1_681_511_376u32.to_le_bytes();
 
-/// The field name of the frame's checksum in errors.
-pub(crate) const DV_CRC: &str = "CRC-32 of the deletion vector";
+pub(crate) use crate::error::DV_CRC;
 
 /// Positions at or above this are refused: Iceberg positions are non-negative `long`s, and
 /// Delta row indexes are below it too.
