@@ -64,13 +64,7 @@ impl FrozenBitmap<'_> {
                     // each (a corrupt, unsorted array only gives wrong bits: `get_mut`).
                     let start = a.partition_point(|x| u64::from(x.get()) < from);
                     let end = start + a[start..].partition_point(|x| u64::from(x.get()) < to);
-                    let off = (base + at).wrapping_sub(lo);
-                    for x in &a[start..end] {
-                        let b = off.wrapping_add(u64::from(x.get()));
-                        if let Some(word) = out.get_mut((b / 64) as usize) {
-                            *word |= 1 << (b % 64);
-                        }
-                    }
+                    set_values(&a[start..end], (base + at).wrapping_sub(lo), out);
                 }
                 Container::Run(runs) => {
                     let start = runs.partition_point(|r| u64::from(r.end()) < from);
@@ -189,6 +183,23 @@ impl Successor for u32 {
 impl Successor for u64 {
     fn successor(self) -> Option<u64> {
         self.checked_add(1)
+    }
+}
+
+crate::simd::dispatch! {
+    /// Sets bit `off + v` of `out` for each value `v` of `values`, compiled for each CPU
+    /// level (one-instruction variable shifts where the CPU has BMI2).
+    fn set_values(values: &[crate::cast::U16], off: u64, out: &mut [u64]) -> () => set_values_impl;
+}
+
+#[inline(always)]
+fn set_values_impl(values: &[crate::cast::U16], off: u64, out: &mut [u64]) {
+    for x in values {
+        let b = off.wrapping_add(u64::from(x.get()));
+        // In bounds for sorted values; a corrupt, unsorted array only gives wrong bits.
+        if let Some(word) = out.get_mut((b / 64) as usize) {
+            *word |= 1 << (b % 64);
+        }
     }
 }
 
