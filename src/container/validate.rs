@@ -3,15 +3,12 @@
 use super::Container;
 use crate::format::ARRAY_MAX;
 
-crate::simd::dispatch! {
-    /// Checks the payload against its stored cardinality. Returns the name of the broken
-    /// invariant and the byte offset within the payload where it was found. Compiled for
-    /// each CPU level: a bitset's popcount then runs on the CPU's own instructions.
-    pub(crate) fn check(c: Container<'_>, card: u32) -> Result<(), (&'static str, usize)> => check_impl;
-}
-
+/// Checks the payload against its stored cardinality. Returns the name of the broken
+/// invariant and the byte offset within the payload where it was found. Inlined into its
+/// caller, which is compiled for each CPU level (a bitset's popcount then runs on the CPU's
+/// own instruction, and the order checks are vectorized).
 #[inline(always)]
-fn check_impl(c: Container<'_>, card: u32) -> Result<(), (&'static str, usize)> {
+pub(crate) fn check(c: Container<'_>, card: u32) -> Result<(), (&'static str, usize)> {
     match c {
         Container::Array(a) => {
             if a.is_empty() || a.len() > ARRAY_MAX as usize {

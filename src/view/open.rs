@@ -459,7 +459,27 @@ pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {
 /// The structural and strict checks (O(size)).
 pub(crate) fn validate(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
     // Re-check the structure first: the view may come from `from_bytes_unchecked`.
-    let bm = parse(bm.bytes)?.bm;
+    validate_checked(&parse(bm.bytes)?.bm)
+}
+
+/// The strict checks of a view whose structure a checked constructor verified: every
+/// payload, the padding, the checksum.
+pub(crate) fn validate_checked(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
+    check_payloads(bm)?;
+    if matches!(bm.dir, Directory::Frozen(_)) {
+        bm.verify()?;
+    }
+    Ok(())
+}
+
+crate::simd::dispatch! {
+    /// Every payload of `bm` against the Roaring invariants, and (frozen format) the zero
+    /// padding between them: one call compiled for each CPU level, the loop inside it.
+    fn check_payloads(bm: &FrozenBitmap<'_>) -> Result<(), Error> => check_payloads_impl;
+}
+
+#[inline(always)]
+fn check_payloads_impl(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
     let Directory::Frozen(dir) = bm.dir else {
         // Portable streams have no padding and no checksum: only the payloads to check.
         for i in 0..bm.dir.n() {
@@ -485,5 +505,5 @@ pub(crate) fn validate(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
         }
         pos = off + c.stored_len();
     }
-    bm.verify()
+    Ok(())
 }
