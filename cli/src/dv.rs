@@ -11,7 +11,8 @@ use frozen_roaring::{
     DV_MAGIC, DV_NATIVE_MAGIC, DeletionVector, DeletionVectorDescriptor, PuffinFile, StorageType,
 };
 
-use crate::{DvMaskArgs, Fail, Result, describe64, fail, num, stdout_error};
+use crate::inspect::{describe64, min_max};
+use crate::{DvMaskArgs, Fail, Result, fail, num, stdout_error};
 
 /// What `inspect` should do with `path`, if it is a deletion-vector input: `Some` when it
 /// handled it.
@@ -144,7 +145,7 @@ fn puffin(path: &Path, bytes: &[u8]) -> Result<()> {
                 Ok(dv) => line.push_str(&format!(
                     ", {} deleted rows ({}), CRC-32 ok",
                     num(dv.len()),
-                    crate::min_max(dv.bitmap().min(), dv.bitmap().max())
+                    min_max(dv.bitmap().min(), dv.bitmap().max())
                 )),
                 Err(e) => {
                     bad += 1;
@@ -229,7 +230,7 @@ fn check_descriptor(table: &Path, d: &serde_json::Value) -> String {
         format!(
             "{} deleted rows ({})",
             num(dv.len()),
-            crate::min_max(dv.bitmap().min(), dv.bitmap().max())
+            min_max(dv.bitmap().min(), dv.bitmap().max())
         )
     };
     if d.storage_type == StorageType::Inline {

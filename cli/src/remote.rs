@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use frozen_roaring::{FrozenBitmap, ObjectStoreSource, RangedBitmapFile};
 
-use crate::{
-    Fail, QueryArgs, Result, combine, describe, fail, num, operation, print_result, stdout_error,
-};
+use crate::inspect::describe;
+use crate::query::{answer, operation};
+use crate::{Fail, QueryArgs, Result, fail, num, stdout_error};
 
 /// Whether a file argument is a URL.
 pub(crate) fn is_url(p: &Path) -> bool {
@@ -124,17 +124,13 @@ pub(crate) fn query(a: &QueryArgs) -> Result<()> {
         }
     }
     let views: Vec<FrozenBitmap<'_>> = bufs.iter().map(|b| b.as_view()).collect();
-    let out = combine(kind, &views)?;
-    let result = FrozenBitmap::from_bytes(&out)?;
-    let elapsed = start.elapsed();
-    print_result(result.len(), result.iter(), a.values)?;
-    let _ = writeln!(
-        io::stderr(),
-        "{} of {} bitmaps in {:.3} ms (read by ranges, checksums verified)",
-        ["intersection", "union", "difference"][kind],
-        views.len(),
-        elapsed.as_secs_f64() * 1e3
-    );
+    answer(
+        kind,
+        &views,
+        a.values,
+        start,
+        " (read by ranges, checksums verified)",
+    )?;
     stats(&file, a.stats);
     Ok(())
 }
