@@ -57,11 +57,18 @@ pub struct Error {
     offset: u64,
     expected: u64,
     found: u64,
+    /// What only some errors carry, boxed so that the error stays small.
     #[cfg(feature = "std")]
-    io: Option<alloc::boxed::Box<IoContext>>,
-    /// The key and byte range of a bitmap file's entry the error is about.
-    #[cfg(feature = "std")]
-    entry: Option<alloc::boxed::Box<(u64, core::ops::Range<u64>)>>,
+    ctx: Option<alloc::boxed::Box<Context>>,
+}
+
+/// The context an error may carry: an I/O failure, and the file entry it is about.
+#[cfg(feature = "std")]
+#[derive(Default)]
+struct Context {
+    io: Option<IoContext>,
+    /// The key and byte range of a bitmap file's entry.
+    entry: Option<(u64, core::ops::Range<u64>)>,
 }
 
 /// The operation, path and OS error of an [`ErrorKind::Io`] error.
@@ -101,9 +108,7 @@ impl Error {
             expected: 0,
             found: 0,
             #[cfg(feature = "std")]
-            io: None,
-            #[cfg(feature = "std")]
-            entry: None,
+            ctx: None,
         }
     }
 
@@ -111,21 +116,21 @@ impl Error {
     #[cfg(feature = "std")]
     #[cold]
     pub(crate) fn for_entry(mut self, key: u64, range: core::ops::Range<u64>) -> Error {
-        self.entry = Some(alloc::boxed::Box::new((key, range)));
+        self.ctx.get_or_insert_with(Default::default).entry = Some((key, range));
         self
     }
 
     /// For an error about one bitmap of a file read by ranges: its key.
     #[cfg(feature = "std")]
     pub fn key(&self) -> Option<u64> {
-        self.entry.as_ref().map(|e| e.0)
+        self.entry().map(|e| e.0)
     }
 
     /// For an error about one bitmap of a file read by ranges: the bytes of the file it
     /// was read from.
     #[cfg(feature = "std")]
     pub fn byte_range(&self) -> Option<core::ops::Range<u64>> {
-        self.entry.as_ref().map(|e| e.1.clone())
+        self.entry().map(|e| e.1.clone())
     }
 
     /// Adds the expected and found values to the message.
@@ -218,23 +223,36 @@ impl Error {
         err: std::io::Error,
     ) -> Error {
         let mut e = Error::new(ErrorKind::Io, op, 0);
-        e.io = Some(alloc::boxed::Box::new(IoContext {
-            path: path.map(std::path::Path::to_path_buf),
-            err,
+        e.ctx = Some(alloc::boxed::Box::new(Context {
+            io: Some(IoContext {
+                path: path.map(std::path::Path::to_path_buf),
+                err,
+            }),
+            entry: None,
         }));
         e
+    }
+
+    #[cfg(feature = "std")]
+    fn io_context(&self) -> Option<&IoContext> {
+        self.ctx.as_ref()?.io.as_ref()
+    }
+
+    #[cfg(feature = "std")]
+    fn entry(&self) -> Option<&(u64, core::ops::Range<u64>)> {
+        self.ctx.as_ref()?.entry.as_ref()
     }
 
     /// For [`ErrorKind::Io`]: the path of the file the failed operation was on, if any.
     #[cfg(feature = "std")]
     pub fn path(&self) -> Option<&std::path::Path> {
-        self.io.as_ref().and_then(|c| c.path.as_deref())
+        self.io_context().and_then(|c| c.path.as_deref())
     }
 
     /// For [`ErrorKind::Io`]: the operating system's error.
     #[cfg(feature = "std")]
     pub fn io_error(&self) -> Option<&std::io::Error> {
-        self.io.as_ref().map(|c| &c.err)
+        self.io_context().map(|c| &c.err)
     }
 
     /// The category of the failure.
@@ -266,7 +284,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         #[cfg(feature = "std")]
-        if let Some(e) = &self.entry {
+        if let Some(e) = self.entry() {
             write!(
                 f,
                 "key {} (bytes {}..{} of the file): ",
@@ -335,7 +353,7 @@ impl Error {
             ),
             ErrorKind::Io => {
                 #[cfg(feature = "std")]
-                if let Some(c) = &self.io {
+                if let Some(c) = self.io_context() {
                     return match &c.path {
                         Some(p) => write!(f, "cannot {field} {}: {}", p.display(), c.err),
                         None => write!(f, "cannot {field} the output: {}", c.err),
@@ -422,7 +440,7 @@ impl fmt::Debug for Error {
 impl core::error::Error for Error {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         #[cfg(feature = "std")]
-        if let Some(c) = &self.io {
+        if let Some(c) = self.io_context() {
             return Some(&c.err);
         }
         None
@@ -432,7 +450,7 @@ impl core::error::Error for Error {
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
     fn from(e: Error) -> std::io::Error {
-        let kind = match &e.io {
+        let kind = match e.io_context() {
             Some(c) => c.err.kind(),
             None => std::io::ErrorKind::InvalidData,
         };

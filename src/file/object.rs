@@ -14,7 +14,9 @@ use std::io;
 use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectStore};
 
-use super::ranged::{RangeSource, RangedBitmapFile, RangedOptions, Step, open_step, what_read};
+use super::ranged::{
+    RangeSource, RangedBitmapFile, RangedOptions, Step, open_step, what_read, whole,
+};
 use super::{FILE_HEADER_LEN, FOOTER_LEN};
 use crate::buf::FrozenBitmapBuf;
 use crate::error::Error;
@@ -312,12 +314,6 @@ async fn fetch(
         .get_range(&source.path, range)
         .await
         .map_err(|e| Error::io(what_read(what), None, io_error(e)))?;
-    if (got.len() as u64) < want {
-        return Err(Error::io(
-            what_read(what),
-            None,
-            io::Error::new(io::ErrorKind::UnexpectedEof, "short read"),
-        ));
-    }
+    whole(got.len(), want, what)?;
     Ok(got)
 }

@@ -327,16 +327,7 @@ impl<S: RangeSource> RangedBitmapFile<S> {
             .read_range(range)
             .map_err(|e| Error::io(what_read(what), None, e))?;
         self.bytes.fetch_add(got.len() as u64, Ordering::Relaxed);
-        if (got.len() as u64) < want {
-            return Err(Error::io(
-                what_read(what),
-                None,
-                io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    alloc::format!("short read: {} of {want} bytes", got.len()),
-                ),
-            ));
-        }
+        whole(got.len(), want, what)?;
         Ok(got)
     }
 
@@ -465,18 +456,18 @@ impl<S: RangeSource> RangedBitmapFile<S> {
     /// The groups of a `get_many` of `keys`: the bitmaps not cached, sorted by offset, those
     /// at most `merge_gap` apart in one group, each group read as one request.
     pub(crate) fn plan(&self, keys: &[u64]) -> Vec<Group> {
-        // (offset, key) of each bitmap to read, once per key.
-        let mut wanted: BTreeSet<(u64, u64)> = BTreeSet::new();
+        // (offset, end, key) of each bitmap to read, once per key.
+        let mut wanted: BTreeSet<(u64, u64, u64)> = BTreeSet::new();
         for &k in keys {
             if let Some(r) = self.byte_range(k)
                 && self.peek_cache(k).is_none()
             {
-                wanted.insert((r.start, k));
+                wanted.insert((r.start, r.end, k));
             }
         }
         let mut groups: Vec<Group> = Vec::new();
-        for (off, k) in wanted {
-            let r = self.byte_range(k).unwrap_or(off..off);
+        for (start, end, k) in wanted {
+            let r = start..end;
             match groups.last_mut() {
                 Some((span, members))
                     if r.start <= span.end.saturating_add(self.options.merge_gap) =>
@@ -587,16 +578,7 @@ pub(crate) fn open_step(
         return Err(Error::truncated(FILE_FOOTER, 0, min, size));
     }
     let tail_len = want.min(size);
-    if (tail.len() as u64) < tail_len {
-        return Err(Error::io(
-            what_read("the footer"),
-            None,
-            io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                alloc::format!("short read: {} of {tail_len} bytes", tail.len()),
-            ),
-        ));
-    }
+    whole(tail.len(), tail_len, "the footer")?;
     let tail = &tail[tail.len() - tail_len as usize..];
     let tail_start = size - tail_len;
     let footer = &tail[tail.len() - FOOTER_LEN as usize..];
@@ -649,6 +631,22 @@ fn rebuilt_header(tail: &[u8], tail_start: u64, footer: &[u8]) -> Option<[u8; 16
 /// Bitmaps read as one request: the span read, and each key with its range.
 pub(crate) type Group = (Range<u64>, Vec<(u64, Range<u64>)>);
 
+/// A read of `want` bytes that returned `got`: a short one is an `Io` error naming `what`
+/// was read (the storage's answers are never trusted to be whole).
+pub(crate) fn whole(got: usize, want: u64, what: &'static str) -> Result<(), Error> {
+    if (got as u64) < want {
+        return Err(Error::io(
+            what_read(what),
+            None,
+            io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                alloc::format!("short read: {got} of {want} bytes"),
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The operation word of a read error: "read the footer", "read the bitmap of", ...
 pub(crate) fn what_read(what: &'static str) -> &'static str {
     match what {
@@ -656,6 +654,7 @@ pub(crate) fn what_read(what: &'static str) -> &'static str {
         "the header" => "read the header of",
         "the directory" => "read the directory of",
         "the bitmaps of" => "read a range of",
+        "the blob" => "read a blob of",
         _ => "read a bitmap of",
     }
 }

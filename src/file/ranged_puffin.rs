@@ -6,9 +6,8 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
-use std::io;
 
-use super::ranged::RangeSource;
+use super::ranged::{RangeSource, what_read, whole};
 use crate::dv::{
     BlobMetadata, DELETION_VECTOR_V1, DeletionVector, FOOTER_TAIL, footer_start, parse_footer_bytes,
 };
@@ -88,14 +87,8 @@ impl<S: RangeSource> RangedPuffinFile<S> {
         let got = self
             .source
             .read_range(range)
-            .map_err(|e| Error::io("read a range of", None, e))?;
-        if (got.len() as u64) < want {
-            return Err(Error::io(
-                "read a range of",
-                None,
-                io::Error::new(io::ErrorKind::UnexpectedEof, "short read"),
-            ));
-        }
+            .map_err(|e| Error::io(what_read("the blob"), None, e))?;
+        whole(got.len(), want, "the blob")?;
         Ok(got.into_owned())
     }
 

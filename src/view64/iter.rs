@@ -142,28 +142,14 @@ impl<'a> Iter64<'a> {
         }
     }
 
-    /// The front bucket's iterator, opening the next bucket (or taking over the back one)
-    /// when the current one is done; `None` when all values are taken.
-    fn front_iter(&mut self) -> Option<&mut (u32, Iter<'a>)> {
-        loop {
-            if self
-                .front
-                .as_ref()
-                .is_some_and(|(_, it)| it.clone().next().is_some())
-            {
-                return self.front.as_mut();
-            }
-            match self.buckets.next() {
-                Some((k, b)) => self.front = Some((k, b.iter())),
-                None => {
-                    self.front = self.back.take();
-                    return self
-                        .front
-                        .as_mut()
-                        .filter(|(_, it)| it.clone().next().is_some());
-                }
-            }
+    /// Puts the next bucket at the front (the next unopened one, else the back one, taken
+    /// over); `false` when none is left.
+    fn open_next_front(&mut self) -> bool {
+        match self.buckets.next() {
+            Some((k, b)) => self.front = Some((k, b.iter())),
+            None => self.front = self.back.take(),
         }
+        self.front.is_some()
     }
 
     /// Moves forward to the first value `>= value` (no move if already there).
@@ -225,16 +211,21 @@ impl<'a> Iter64<'a> {
         let mut n = 0;
         let mut chunk = [0u32; 256];
         while n < buf.len() {
-            let Some((k, it)) = self.front_iter() else {
-                break;
-            };
-            let hi = u64::from(*k) << 32;
-            let want = (buf.len() - n).min(chunk.len());
-            let got = it.next_many(&mut chunk[..want]);
-            for (d, &lo) in buf[n..].iter_mut().zip(got.iter()) {
-                *d = hi | u64::from(lo);
+            if let Some((k, it)) = &mut self.front {
+                let hi = u64::from(*k) << 32;
+                let want = (buf.len() - n).min(chunk.len());
+                let got = it.next_many(&mut chunk[..want]);
+                if !got.is_empty() {
+                    for (d, &lo) in buf[n..].iter_mut().zip(got.iter()) {
+                        *d = hi | u64::from(lo);
+                    }
+                    n += got.len();
+                    continue;
+                }
             }
-            n += got.len();
+            if !self.open_next_front() {
+                break;
+            }
         }
         &mut buf[..n]
     }
@@ -242,18 +233,28 @@ impl<'a> Iter64<'a> {
     /// The next maximal run of consecutive values (runs that cross from one bucket into
     /// the next are joined).
     pub fn next_range(&mut self) -> Option<RangeInclusive<u64>> {
-        let (k, it) = self.front_iter()?;
-        let r = it.next_range()?;
-        let (start, mut end) = (join(*k, *r.start()), join(*k, *r.end()));
-        // A run that ends a bucket may go on at the start of the next key's bucket.
-        while end & 0xFFFF_FFFF == 0xFFFF_FFFF && end != u64::MAX {
-            let Some((k, it)) = self.front_iter() else {
+        let (start, mut end) = loop {
+            if let Some((k, it)) = &mut self.front
+                && let Some(r) = it.next_range()
+            {
+                break (join(*k, *r.start()), join(*k, *r.end()));
+            }
+            if !self.open_next_front() {
+                return None;
+            }
+        };
+        // A run that ends its bucket (whose values are then all taken) may go on at the
+        // start of the next key's bucket.
+        while end & 0xFFFF_FFFF == 0xFFFF_FFFF && end != u64::MAX && self.open_next_front() {
+            let Some((k, it)) = &mut self.front else {
                 break;
             };
-            if u64::from(*k) != (end >> 32) + 1 || it.clone().next().is_none_or(|v| v != 0) {
+            if u64::from(*k) != (end >> 32) + 1 || it.clone().next() != Some(0) {
                 break;
             }
-            let r = it.next_range()?;
+            let Some(r) = it.next_range() else {
+                break;
+            };
             end = join(*k, *r.end());
         }
         Some(start..=end)
