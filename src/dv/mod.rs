@@ -18,7 +18,7 @@ pub use delta::{DeletionVectorDescriptor, StorageType};
 pub use puffin::{BlobMetadata, PuffinFile, PuffinWriter};
 #[cfg(feature = "std")]
 pub(crate) use puffin::{
-    DELETION_VECTOR_V1, FOOTER_TAIL, PUFFIN_MAGIC, footer_start, parse_footer_bytes,
+    FOOTER_TAIL, PUFFIN_MAGIC, footer_start, open_dv_blob, parse_footer_bytes,
 };
 
 use core::fmt;

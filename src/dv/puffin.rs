@@ -157,28 +157,7 @@ impl<D: AsRef<[u8]>> PuffinFile<D> {
     ///
     /// If `i` is not below the number of blobs.
     pub fn deletion_vector(&self, i: usize) -> Result<DeletionVector<'_>, Error> {
-        let meta = &self.blobs[i];
-        let at = meta.offset as usize;
-        if meta.blob_type != DELETION_VECTOR_V1 {
-            return Err(Error::malformed(
-                "Puffin blob type (not deletion-vector-v1)",
-                at,
-            ));
-        }
-        if meta.compression_codec.is_some() {
-            return Err(Error::malformed(
-                "Puffin blob compression-codec (deletion vectors are stored uncompressed)",
-                at,
-            ));
-        }
-        let dv = DeletionVector::from_bytes(self.blob_bytes(i)).map_err(|e| e.shifted(at))?;
-        if let Some(card) = meta.properties.get("cardinality") {
-            let card = card.parse::<u64>().map_err(|_| {
-                Error::malformed("Puffin blob property cardinality (not a number)", at)
-            })?;
-            dv.check_cardinality(card).map_err(|e| e.shifted(at))?;
-        }
-        Ok(dv)
+        open_dv_blob(&self.blobs[i], self.blob_bytes(i))
     }
 
     /// Every `deletion-vector-v1` blob with its metadata, opened as
@@ -220,6 +199,36 @@ impl<D> fmt::Debug for PuffinFile<D> {
             .field("properties", &self.properties)
             .finish_non_exhaustive()
     }
+}
+
+/// Opens the bytes of the blob `meta` describes as a deletion vector, checked against its
+/// metadata: the type, no compression, and the `cardinality` property when present.
+/// Errors give offsets from the start of the file.
+pub(crate) fn open_dv_blob<'a>(
+    meta: &BlobMetadata,
+    bytes: &'a [u8],
+) -> Result<DeletionVector<'a>, Error> {
+    let at = meta.offset as usize;
+    if meta.blob_type != DELETION_VECTOR_V1 {
+        return Err(Error::malformed(
+            "Puffin blob type (not deletion-vector-v1)",
+            at,
+        ));
+    }
+    if meta.compression_codec.is_some() {
+        return Err(Error::malformed(
+            "Puffin blob compression-codec (deletion vectors are stored uncompressed)",
+            at,
+        ));
+    }
+    let dv = DeletionVector::from_bytes(bytes).map_err(|e| e.shifted(at))?;
+    if let Some(card) = meta.properties.get("cardinality") {
+        let card = card
+            .parse::<u64>()
+            .map_err(|_| Error::malformed("Puffin blob property cardinality (not a number)", at))?;
+        dv.check_cardinality(card).map_err(|e| e.shifted(at))?;
+    }
+    Ok(dv)
 }
 
 /// Where the footer of a Puffin file of `len` bytes starts, from its last 12 bytes (payload

@@ -8,9 +8,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::ranged::{RangeSource, what_read, whole};
-use crate::dv::{
-    BlobMetadata, DELETION_VECTOR_V1, DeletionVector, FOOTER_TAIL, footer_start, parse_footer_bytes,
-};
+use crate::dv::{BlobMetadata, FOOTER_TAIL, footer_start, open_dv_blob, parse_footer_bytes};
 use crate::error::Error;
 
 /// Bytes read from the end of a Puffin file when opening it: the footer of a file of a few
@@ -134,19 +132,8 @@ impl<S: RangeSource> RangedPuffinFile<S> {
     ///
     /// If `i` is not below the number of blobs.
     pub fn read_deletion_vector(&self, i: usize) -> Result<Vec<u8>, Error> {
-        let meta = &self.blobs[i];
-        let at = meta.offset as usize;
-        if meta.blob_type != DELETION_VECTOR_V1 || meta.compression_codec.is_some() {
-            return Err(Error::malformed(
-                "Puffin blob (not an uncompressed deletion-vector-v1)",
-                at,
-            ));
-        }
         let bytes = self.read_blob(i)?;
-        let dv = DeletionVector::from_bytes(&bytes).map_err(|e| e.shifted(at))?;
-        if let Some(card) = meta.cardinality() {
-            dv.check_cardinality(card).map_err(|e| e.shifted(at))?;
-        }
+        open_dv_blob(&self.blobs[i], &bytes)?;
         Ok(bytes)
     }
 }

@@ -117,16 +117,11 @@ impl<'a> FrozenBitmap64<'a> {
             if base >= hi {
                 break;
             }
-            let end = base.saturating_add(1 << 32);
-            if end <= lo && base.checked_add(1 << 32).is_some() {
+            // The bucket's part of the range, as low bits (`hi - base`: `hi > base`).
+            let (from, to) = (lo.saturating_sub(base), (hi - base).min(1 << 32));
+            if from >= 1 << 32 {
                 continue;
             }
-            let from = lo.max(base) - base;
-            let to = if base.checked_add(1 << 32).is_none() {
-                (hi - base).min(1 << 32)
-            } else {
-                hi.min(end) - base
-            };
             b.or_mask(from, to, out, base + from - lo);
         }
     }
