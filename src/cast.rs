@@ -121,6 +121,14 @@ pub(crate) fn runs(bytes: &[u8]) -> Option<&[RunLE]> {
     <[RunLE]>::ref_from_bytes(bytes).ok()
 }
 
+/// A run list as little-endian words: the start in the low 16 bits, the length minus one
+/// in the high 16 (what vectorized checks read).
+#[inline]
+pub(crate) fn run_words(runs: &[RunLE]) -> &[U32] {
+    // `RunLE` is 4 unaligned bytes, so its bytes are always a whole number of words.
+    <[U32]>::ref_from_bytes(runs.as_bytes()).unwrap_or(&[])
+}
+
 /// `bytes` as a bitset; `None` unless exactly 8192 bytes long.
 #[inline]
 pub(crate) fn bitset(bytes: &[u8]) -> Option<&BitsetLE> {

@@ -517,6 +517,7 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Op
 /// Checked parse of the 64-bit portable format.
 ///
 /// Also returns the key of the last bucket that holds a value.
+#[inline]
 pub(crate) fn parse_portable(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Option<u32>), Error> {
     let n = cast::read_u64(bytes, 0)
         .ok_or_else(|| Error::truncated("bucket count", 0, 8, bytes.len() as u64))?;
