@@ -62,7 +62,7 @@ fn main() {
     }
     let reps: u32 = std::env::var("REPS").map_or(200, |v| v.parse().expect("REPS: a count"));
     let only = std::env::var("ONLY").ok();
-    let sets = common::read_sets(dir.as_ref());
+    let sets = common::load_sets(dir.as_ref());
     let mut w = Writer::new();
     let mut groups: BTreeMap<(char, char, char), Group> = BTreeMap::new();
     let (mut ba, mut bb, mut out) = (Vec::new(), Vec::new(), Vec::new());

@@ -19,6 +19,12 @@
 //! cargo build --release --example profile
 //! target/release/examples/profile sweep ../shared/realdata
 //! ```
+//!
+//! `profile reads ROOT` does the same for the read paths and conversions ([`READS`]:
+//! `to_vec`, `iter` forward, backward and through `dyn Iterator`, `next_range`, `contains`,
+//! `rank`, `write_portable`, `write_frozen`, the checked open, building) against CRoaring
+//! and roaring-rs. Both sweeps also run on synthetic shapes that stress one container kind
+//! each (`synthetic:<shape>` works as a `DIR` too; `SYNTH=0` skips them).
 
 use std::time::Instant;
 
@@ -45,6 +51,27 @@ const SWEEP: [(&str, &str); 10] = [
     ("diff_all", "cr_diff_all"),
 ];
 
+/// The read paths and conversions that `profile reads ROOT` pairs, against CRoaring's frozen
+/// views (`crv_`), its owned bitmaps (`cr_`) and roaring-rs's owned bitmaps (`rr_`). The
+/// `_dyn` pair iterates through `&mut dyn Iterator`, so `next` is an out-of-line call for
+/// both, as it may be in a large program.
+const READS: [(&str, &str); 14] = [
+    ("to_vec", "crv_to_vec"),
+    ("extend_into", "crv_to_vec"),
+    ("iter", "rr_iter"),
+    ("iter", "crv_iter"),
+    ("iter_back", "rr_iter_back"),
+    ("iter_dyn", "rr_iter_dyn"),
+    ("next_range", "rr_next_range"),
+    ("contains", "rr_contains"),
+    ("rank", "rr_rank"),
+    ("write_portable", "cr_portable"),
+    ("write_frozen", "cr_frozen"),
+    ("write_frozen", "memcpy_frozen"),
+    ("open", "crv_open"),
+    ("build", "rr_build"),
+];
+
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()
@@ -61,7 +88,10 @@ fn main() {
         std::process::exit(2);
     };
     if op == "sweep" {
-        return sweep(dir.as_ref());
+        return sweep(dir.as_ref(), &SWEEP);
+    }
+    if op == "reads" {
+        return sweep(dir.as_ref(), &READS);
     }
     let vs = std::env::var("VS").ok();
     let wanted = [op.as_str(), vs.as_deref().unwrap_or("")];
@@ -89,26 +119,49 @@ fn main() {
     });
 }
 
-/// `profile sweep ROOT`: every pair of [`SWEEP`] on every dataset folder under `root`, as
-/// a Markdown table of CRoaring's time ÷ ours (each the median of the rounds' ratios).
-fn sweep(root: &std::path::Path) {
+/// `profile sweep ROOT` and `profile reads ROOT`: every pair of `table` on every dataset
+/// folder under `root` and on the synthetic shapes (unless `SYNTH=0`; `SETS=a,b` for some
+/// datasets only), as a Markdown table of the peer's time ÷ ours (each the median of the
+/// rounds' ratios).
+fn sweep(root: &std::path::Path, table: &[(&str, &str)]) {
     let (rounds, block) = (env_number("ROUNDS", 30), env_number("BLOCK", 4));
     let only = std::env::var("ONLY").ok();
-    let ops: Vec<_> = SWEEP
+    let ops: Vec<_> = table
         .iter()
-        .filter(|(op, _)| {
+        .filter(|(op, vs)| {
             only.as_deref()
-                .is_none_or(|o| o.split(',').any(|x| x == *op))
+                .is_none_or(|o| o.split(',').any(|x| x == *op || x == *vs))
         })
         .collect();
-    let mut folders: Vec<_> = std::fs::read_dir(root)
-        .unwrap_or_else(|e| panic!("{}: not a readable folder ({e})", root.display()))
-        .map(|e| e.expect("a readable folder entry").path())
-        .filter(|p| p.is_dir())
-        .collect();
+    let mut folders: Vec<_> = match std::fs::read_dir(root) {
+        Ok(entries) => entries
+            .map(|e| e.expect("a readable folder entry").path())
+            .filter(|p| p.is_dir())
+            .collect(),
+        Err(e) => {
+            eprintln!(
+                "{}: not a readable folder ({e}); synthetic shapes only",
+                root.display()
+            );
+            Vec::new()
+        }
+    };
     folders.sort();
+    if std::env::var_os("SYNTH").is_none_or(|v| v != "0") {
+        folders.extend(
+            common::SHAPES
+                .iter()
+                .map(|s| format!("synthetic:{s}").into()),
+        );
+    }
+    let sets = std::env::var("SETS").ok();
+    folders.retain(|f| {
+        let name = f.file_name().unwrap_or(f.as_os_str()).to_string_lossy();
+        sets.as_deref()
+            .is_none_or(|s| s.split(',').any(|x| name.ends_with(x)))
+    });
     println!(
-        "ROUNDS={rounds} BLOCK={block}: CRoaring's time ÷ ours, median of the rounds' ratios\n"
+        "ROUNDS={rounds} BLOCK={block}: the peer's time ÷ ours, median of the rounds' ratios\n"
     );
     let names: Vec<_> = ops.iter().map(|(op, vs)| format!("{op} / {vs}")).collect();
     println!("| dataset | {} |", names.join(" | "));
@@ -116,7 +169,7 @@ fn sweep(root: &std::path::Path) {
     for folder in folders {
         let name = folder
             .file_name()
-            .unwrap_or_default()
+            .unwrap_or(folder.as_os_str())
             .to_string_lossy()
             .into_owned();
         let wanted: Vec<&str> = ops.iter().flat_map(|(op, vs)| [*op, *vs]).collect();
@@ -175,7 +228,7 @@ fn with_dataset(
     f: impl FnOnce(&mut dyn FnMut(&str) -> u64),
 ) {
     let crv = wanted.iter().any(|o| o.starts_with("crv_"));
-    let sets = common::read_sets(dir);
+    let sets = common::load_sets(dir);
     let mut w = Writer::new();
     let bufs: Vec<Vec<u8>> = sets
         .iter()
@@ -208,22 +261,41 @@ fn with_dataset(
         .collect();
     // CRoaring's frozen views (as the benchmarks use), for `crv_inter`: each serialized
     // 32-byte aligned at the end of its own buffer, which is leaked.
-    let crv: Vec<croaring::BitmapView<'static>> = if crv {
+    let crv_bytes: Vec<&'static [u8]> = if crv {
         cr.iter()
             .map(|b| {
                 let mut buf = Vec::new();
                 let _ = b.serialize_into_vec::<croaring::Frozen>(&mut buf);
                 let size = b.get_serialized_size_in_bytes::<croaring::Frozen>();
                 let buf: &'static [u8] = Vec::leak(buf);
-                let bytes = &buf[buf.len() - size..];
-                // SAFETY: `serialize_into_vec` places the frozen bytes 32-byte aligned at
-                // the end of the vector, which is leaked, so it outlives the view.
-                unsafe { croaring::BitmapView::deserialize::<croaring::Frozen>(bytes) }
+                &buf[buf.len() - size..]
             })
             .collect()
     } else {
         Vec::new()
     };
+    let crv: Vec<croaring::BitmapView<'static>> = crv_bytes
+        .iter()
+        // SAFETY: `serialize_into_vec` places the frozen bytes 32-byte aligned at the end
+        // of the vector, which is leaked, so it outlives the view.
+        .map(|bytes| unsafe { croaring::BitmapView::deserialize::<croaring::Frozen>(bytes) })
+        .collect();
+    // Our bitmaps in the portable format, for `write_frozen` (portable → frozen, what a
+    // reader of another library's bytes does once).
+    let portable: Vec<Vec<u8>> = views
+        .iter()
+        .map(|v| {
+            let mut o = Vec::new();
+            w.write_portable(v, &mut o).unwrap();
+            o
+        })
+        .collect();
+    let portable_views: Vec<_> = portable
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let mut bytes_out: Vec<u8> = Vec::new();
+    let mut values_out: Vec<u32> = Vec::new();
     // roaring-rs's owned bitmaps, run-optimized as the benchmarks build them, for
     // `rr_contains`, `rr_inter` and the many-way `rr_union_all`, `rr_diff_all`.
     let rr: Vec<roaring::RoaringBitmap> = if wanted.iter().any(|o| o.starts_with("rr_")) {
@@ -253,20 +325,106 @@ fn with_dataset(
                 .map(|v| probes.iter().filter(|&&p| v.contains(p)).count() as u64)
                 .sum(),
             "to_vec" => views.iter().map(|v| v.to_vec().len() as u64).sum(),
-            "extend_into" => {
-                let mut out: Vec<u32> = Vec::new();
-                views
-                    .iter()
-                    .map(|v| {
-                        out.clear();
-                        v.extend_into(&mut out);
-                        out.len() as u64
-                    })
-                    .sum()
-            }
-            "iter" => views
+            "extend_into" => views
                 .iter()
-                .map(|v| v.iter().fold(0u64, |a, x| a.wrapping_add(u64::from(x))))
+                .map(|v| {
+                    values_out.clear();
+                    v.extend_into(&mut values_out);
+                    values_out.len() as u64
+                })
+                .sum(),
+            "iter" => views.iter().map(|v| sum_values(v.iter())).sum(),
+            "iter_back" => views.iter().map(|v| sum_values(v.iter().rev())).sum(),
+            "iter_dyn" => views.iter().map(|v| sum_dyn(&mut v.iter())).sum(),
+            "next_range" => views
+                .iter()
+                .map(|v| {
+                    let (mut it, mut n) = (v.iter(), 0u64);
+                    while let Some(r) = it.next_range() {
+                        n += u64::from(r.end() - r.start()) + 1;
+                    }
+                    n
+                })
+                .sum(),
+            "rank" => views
+                .iter()
+                .map(|v| probes.iter().map(|&p| v.rank(p)).sum::<u64>())
+                .sum(),
+            "open" => bufs
+                .iter()
+                .map(|b| FrozenBitmap::from_bytes(b).unwrap().container_count() as u64)
+                .sum(),
+            "write_portable" => views
+                .iter()
+                .map(|v| {
+                    bytes_out.clear();
+                    w.write_portable(v, &mut bytes_out).unwrap().len() as u64
+                })
+                .sum(),
+            "write_frozen" => portable_views
+                .iter()
+                .map(|v| {
+                    bytes_out.clear();
+                    w.write_frozen(v, &mut bytes_out).unwrap().len() as u64
+                })
+                .sum(),
+            "memcpy_frozen" => bufs
+                .iter()
+                .map(|b| {
+                    bytes_out.clear();
+                    bytes_out.extend_from_slice(b);
+                    bytes_out.len() as u64
+                })
+                .sum(),
+            "rr_iter" => rr.iter().map(|v| sum_values(v.iter())).sum(),
+            "rr_iter_back" => rr.iter().map(|v| sum_values(v.iter().rev())).sum(),
+            "rr_iter_dyn" => rr.iter().map(|v| sum_dyn(&mut v.iter())).sum(),
+            "rr_next_range" => rr
+                .iter()
+                .map(|v| {
+                    let (mut it, mut n) = (v.iter(), 0u64);
+                    while let Some(r) = it.next_range() {
+                        n += u64::from(r.end() - r.start()) + 1;
+                    }
+                    n
+                })
+                .sum(),
+            "rr_rank" => rr
+                .iter()
+                .map(|v| probes.iter().map(|&p| v.rank(p)).sum::<u64>())
+                .sum(),
+            "rr_build" => sets
+                .iter()
+                .map(|s| {
+                    roaring::RoaringBitmap::from_sorted_iter(s.iter().copied())
+                        .unwrap()
+                        .len()
+                })
+                .sum(),
+            "crv_iter" => crv.iter().map(|v| sum_values(v.iter())).sum(),
+            "crv_open" => crv_bytes
+                .iter()
+                .map(|b| {
+                    // SAFETY: frozen bytes CRoaring wrote, 32-byte aligned, leaked above.
+                    let v = unsafe { croaring::BitmapView::deserialize::<croaring::Frozen>(b) };
+                    u64::from(v.is_empty())
+                })
+                .sum(),
+            "cr_portable" => cr
+                .iter()
+                .map(|b| {
+                    bytes_out.clear();
+                    b.serialize_into_vec::<croaring::Portable>(&mut bytes_out)
+                        .len() as u64
+                })
+                .sum(),
+            "cr_frozen" => cr
+                .iter()
+                .map(|b| {
+                    bytes_out.clear();
+                    b.serialize_into_vec::<croaring::Frozen>(&mut bytes_out)
+                        .len() as u64
+                })
                 .sum(),
             "build" => sets
                 .iter()
@@ -375,4 +533,21 @@ fn cr_pair(op: &str, a: &croaring::Bitmap, b: &croaring::Bitmap) -> u64 {
         _ => a.andnot(b),
     };
     r.cardinality()
+}
+
+/// The wrapping sum of the values an iterator yields (the loop users write), kept out of
+/// line so that it is compiled once per iterator type whatever the caller.
+#[inline(never)]
+fn sum_values(it: impl Iterator<Item = u32>) -> u64 {
+    it.fold(0u64, |a, x| a.wrapping_add(u64::from(x)))
+}
+
+/// [`sum_values`] through `&mut dyn Iterator`: every `next` an out-of-line call.
+#[inline(never)]
+fn sum_dyn(it: &mut dyn Iterator<Item = u32>) -> u64 {
+    let mut a = 0u64;
+    for x in it {
+        a = a.wrapping_add(u64::from(x));
+    }
+    a
 }

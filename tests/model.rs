@@ -47,6 +47,44 @@ proptest! {
         prop_assert_eq!(unchecked.to_vec(), pv.to_vec());
     }
 
+    /// Re-encoding a checked view (one pass over its directory) writes the bytes the
+    /// general path writes for the same view opened unchecked (which re-parses it), in
+    /// both directions, with and without a checksum, after bytes already in the output,
+    /// and for frozen input whose small bitsets must become portable arrays.
+    #[test]
+    fn conversions_of_checked_views_match_the_general_path(a in many_containers(), b in many_containers(), lead in 0usize..70, crc in any::<bool>()) {
+        let mut relaxed = Writer::new().with_canonical(false);
+        let (ea, eb) = (encode(&a), encode(&b));
+        let (va, vb) = (FrozenBitmap::from_bytes(&ea).unwrap(), FrozenBitmap::from_bytes(&eb).unwrap());
+        // Without canonical kinds, an intersection of bitsets stays a bitset however few
+        // values it keeps.
+        let mut out = Vec::new();
+        let r = relaxed.intersection_into(&va, &vb, &mut out).unwrap();
+        let inter = out[r].to_vec();
+        for frozen in [&ea[..], &eb[..], &inter[..]] {
+            let Ok(checked) = FrozenBitmap::from_bytes(frozen) else { continue };
+            // SAFETY: bytes `from_bytes` accepted.
+            let unchecked = unsafe { FrozenBitmap::from_bytes_unchecked(frozen) };
+            let mut w = Writer::new().with_checksum(crc);
+            let (mut fast, mut general) = (vec![7u8; lead], vec![7u8; lead]);
+            let rf = w.write_portable(&checked, &mut fast).unwrap();
+            let rg = w.write_portable(&unchecked, &mut general).unwrap();
+            prop_assert_eq!(&fast[rf.clone()], &general[rg]);
+            prop_assert_eq!(&fast[..lead], &general[..lead]);
+            let portable = &fast[rf];
+            let checked = FrozenBitmap::from_bytes(portable).unwrap();
+            // SAFETY: bytes `from_bytes` accepted.
+            let unchecked = unsafe { FrozenBitmap::from_bytes_unchecked(portable) };
+            let (mut fast, mut general) = (vec![7u8; lead], vec![7u8; lead]);
+            let rf = w.write_frozen(&checked, &mut fast).unwrap();
+            let rg = w.write_frozen(&unchecked, &mut general).unwrap();
+            prop_assert_eq!(&fast, &general);
+            prop_assert_eq!(rf.clone(), rg);
+            let back = FrozenBitmap::from_bytes_strict(&fast[rf]).unwrap();
+            prop_assert!(back.iter().eq(checked.iter()));
+        }
+    }
+
     #[test]
     fn pair_counts_match_model(a in set(), b in set(), mix in any::<bool>()) {
         // Half the time make b overlap a heavily so that subsets and equalities occur.
@@ -421,4 +459,13 @@ proptest! {
             prop_assert_eq!(bm.live_ranges(lo..hi).collect::<Vec<_>>(), gaps);
         }
     }
+}
+
+/// Sets of up to 40 containers of every shape (the run flags of the portable format
+/// take more than one byte).
+fn many_containers() -> impl Strategy<Value = BTreeSet<u32>> {
+    prop_oneof![
+        1 => set(),
+        2 => prop::collection::vec((0u16..64, shape(), any::<u64>()), 0..40).prop_map(|p| build_set(&p)),
+    ]
 }

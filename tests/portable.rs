@@ -420,3 +420,38 @@ fn spare_run_flag_bits_are_ignored() {
     Writer::new().write_portable(&v, &mut same).unwrap();
     assert_eq!(same, bytes);
 }
+
+#[test]
+fn a_small_bitset_in_frozen_input_is_written_as_an_array() {
+    // 5,000 even values: one bitset container. Keep its first 100 values and store that
+    // count: structurally sound (strict validation refuses it), and the portable format
+    // can only say so with an array.
+    let values: Vec<u32> = (0..5000).map(|v| v * 2).collect();
+    let mut bytes = Vec::new();
+    Writer::new()
+        .write_sorted(values.iter().copied(), &mut bytes)
+        .unwrap();
+    assert_eq!(
+        FrozenBitmap::from_bytes(&bytes)
+            .unwrap()
+            .statistics()
+            .bitset_containers,
+        1
+    );
+    // One container: header (16 bytes), key at 16, stored cardinality - 1 at 18,
+    // descriptor (payload offset << 2 | kind) at 20.
+    let desc = u32::from_le_bytes(bytes[20..24].try_into().unwrap());
+    let off = (desc >> 2) as usize;
+    bytes[off + 25..off + 8192].fill(0); // values 0, 2, ..., 198 stay
+    bytes[18..20].copy_from_slice(&99u16.to_le_bytes());
+    assert!(FrozenBitmap::from_bytes_strict(&bytes).is_err());
+    let expected = croaring_portable(&values[..100]);
+    let checked = FrozenBitmap::from_bytes(&bytes).unwrap();
+    // SAFETY: bytes `from_bytes` accepted.
+    let unchecked = unsafe { FrozenBitmap::from_bytes_unchecked(&bytes) };
+    for view in [checked, unchecked] {
+        let mut out = Vec::new();
+        let r = Writer::new().write_portable(&view, &mut out).unwrap();
+        assert_eq!(out[r], expected[..]);
+    }
+}

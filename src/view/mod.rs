@@ -1,6 +1,6 @@
 //! [`FrozenBitmap`]: a zero-copy, allocation-free view of a bitmap's bytes.
 
-mod dir;
+pub(crate) mod dir;
 mod iter;
 mod mask;
 pub(crate) mod open;
@@ -86,6 +86,9 @@ pub(crate) const FIRST_RESERVATION: usize = 1 << 24;
 pub struct FrozenBitmap<'a> {
     pub(crate) bytes: &'a [u8],
     pub(crate) dir: Directory<'a>,
+    /// Whether a checked constructor verified the structure (not `from_bytes_unchecked`):
+    /// re-encoding then trusts the directory instead of parsing the bytes again.
+    pub(crate) checked: bool,
 }
 
 /// The on-disk format a [`FrozenBitmap`] reads (see [`FrozenBitmap::format`]).

@@ -187,6 +187,7 @@ fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
         bm: FrozenBitmap {
             bytes: &bytes[..total],
             dir: Directory::Frozen(dir),
+            checked: true,
         },
         len: total,
         canonical_layout,
@@ -368,6 +369,7 @@ fn parse_portable(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
         bm: FrozenBitmap {
             bytes: &bytes[..pos],
             dir: Directory::Portable(dir),
+            checked: true,
         },
         len: pos,
         canonical_layout: false,
@@ -389,6 +391,7 @@ fn unchecked_portable(bytes: &[u8], mut h: PortableHeader) -> FrozenBitmap<'_> {
                 seq: [0; 3],
                 body: &[],
             }),
+            checked: false,
         };
     };
     if !h.offsets {
@@ -401,6 +404,7 @@ fn unchecked_portable(bytes: &[u8], mut h: PortableHeader) -> FrozenBitmap<'_> {
     FrozenBitmap {
         bytes,
         dir: Directory::Portable(dir),
+        checked: false,
     }
 }
 
@@ -453,6 +457,7 @@ pub(crate) fn unchecked(bytes: &[u8]) -> FrozenBitmap<'_> {
     FrozenBitmap {
         bytes: &bytes[..total],
         dir: Directory::Frozen(dir),
+        checked: false,
     }
 }
 

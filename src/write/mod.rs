@@ -1,6 +1,7 @@
 //! [`Writer`]: encodes bitmaps in the frozen format with reusable buffers.
 
 mod builder;
+mod convert;
 mod dv;
 
 mod ops;
@@ -17,6 +18,7 @@ use crate::algebra::Engine;
 use crate::encode::layout::{Encoded, Viewed, emit, layout_size, pad};
 use crate::error::Error;
 use crate::format::*;
+use crate::view::dir::Directory;
 use crate::view::{Format, FrozenBitmap};
 pub use builder::Builder;
 
@@ -299,6 +301,15 @@ impl Writer {
         bitmap: &FrozenBitmap<'_>,
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
+        if let (true, Directory::Portable(d)) = (bitmap.checked, bitmap.dir) {
+            let checksum = self.ops.enc.checksum;
+            if let Some((start, total, has_bitset)) = convert::portable_to_frozen(&d, checksum, out)
+            {
+                self.ops.enc.last_bitset = has_bitset;
+                self.ops.enc.seal(out, start, total);
+                return Ok(start..out.len());
+            }
+        }
         let parsed = crate::view::open::parse_with_layout(bitmap.as_bytes())?;
         let bitmap = &parsed.bm;
         let start;
@@ -398,8 +409,23 @@ impl Writer {
         bitmap: &FrozenBitmap<'_>,
         out: &mut Vec<u8>,
     ) -> Result<Range<usize>, Error> {
-        let parsed = crate::view::open::parse(bitmap.as_bytes())?;
         let start = out.len();
+        if bitmap.checked {
+            match bitmap.dir {
+                Directory::Portable(_) => {
+                    crate::cast::extend_bytes(out, bitmap.as_bytes());
+                    return Ok(start..out.len());
+                }
+                Directory::Frozen(d) => {
+                    if convert::frozen_to_portable(&d, out) {
+                        return Ok(start..out.len());
+                    }
+                }
+            }
+        }
+        // A view from `from_bytes_unchecked` (its structure checked here first), or a
+        // bitset to write as an array.
+        let parsed = crate::view::open::parse(bitmap.as_bytes())?;
         if parsed.bm.format() == Format::Portable {
             crate::cast::extend_bytes(out, parsed.bm.as_bytes());
         } else {
