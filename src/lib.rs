@@ -70,7 +70,7 @@
 //!
 //! No byte cast uses `unsafe`: every one goes through `zerocopy`'s checked conversions to
 //! alignment-1 little-endian integers, so views work at any address. The crate's `unsafe`
-//! code is of four kinds, each block with a `// SAFETY:` proof; `#![deny(unsafe_code)]`
+//! code is of five kinds, each block with a `// SAFETY:` proof; `#![deny(unsafe_code)]`
 //! holds everywhere else (it is allowed only on the `simd` module, on the memory-map block
 //! of `file`, and on the declaration of the unchecked constructor):
 //!
@@ -79,6 +79,8 @@
 //!   slice lengths they check first (Miri runs the portable forms of the same kernels, and
 //!   the tests compare every level against each other and the model);
 //! - `simd` runs one inline-assembly step that sets a bit of a bitset;
+//! - `simd` appends values to a vector by writing its spare capacity in blocks of 8 and
+//!   then setting its length over the slots written (`to_vec`, `extend_into`);
 //! - `file` memory-maps files in [`BitmapFile::open`]: the file must not be truncated or
 //!   rewritten in place while mapped (a truncation raises `SIGBUS`; changed bytes can give
 //!   wrong answers, never an out-of-bounds read). `open` stays a safe function because the

@@ -290,7 +290,7 @@ impl<'a> ContainerIter<'a> {
 
     /// If the front value is `v`: takes it and every value after it that continues it by
     /// one, and returns the last; else takes nothing and returns `None`. O(1) per run for
-    /// run containers, one value at a time otherwise.
+    /// run containers, a word at a time for bitsets, a value at a time for arrays.
     pub(crate) fn take_run_front(&mut self, v: u16) -> Option<u16> {
         if let ContainerIter::Run {
             r,
@@ -318,34 +318,62 @@ impl<'a> ContainerIter<'a> {
                 }
             }
         }
-        self.take_stretch(v, true)
-    }
-
-    /// Arrays and bitsets: takes `v` and the values that continue it (upwards if
-    /// `forward`, else downwards) one at a time from that end, each first tried on a copy
-    /// of the cursor; returns the last value taken.
-    fn take_stretch(&mut self, v: u16, forward: bool) -> Option<u16> {
-        let mut want = Some(v);
-        let mut taken = None;
-        while let Some(w) = want {
-            let mut probe = self.clone();
-            let got = if forward {
-                probe.next()
-            } else {
-                probe.next_back()
-            };
-            if got != Some(w) {
-                break;
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                if *front >= *back || a[*front].get() != v {
+                    return None;
+                }
+                let mut i = *front;
+                while i + 1 < *back && u32::from(a[i + 1].get()) == u32::from(a[i].get()) + 1 {
+                    i += 1;
+                }
+                *front = i + 1;
+                Some(a[i].get())
             }
-            *self = probe;
-            taken = Some(w);
-            want = if forward {
-                w.checked_add(1)
-            } else {
-                w.checked_sub(1)
-            };
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
+                // A word at a time: the ones that continue the stretch from the front bit,
+                // then the next word if the stretch reached this one's top bit.
+                let (mut want, mut taken) = (u32::from(v), None);
+                loop {
+                    if *fw > *bw {
+                        return taken;
+                    }
+                    if *fbits == 0 {
+                        if *fw >= *bw {
+                            *fw = *bw + 1;
+                            return taken;
+                        }
+                        *fw += 1;
+                        *fbits = if fw == bw { *bbits } else { b[*fw].get() };
+                        continue;
+                    }
+                    let t = fbits.trailing_zeros();
+                    if *fw as u32 * 64 + t != want {
+                        return taken;
+                    }
+                    // Bits below `t` are already taken, so the ones from `t` are the
+                    // trailing ones of the shifted word.
+                    let last = t + (!(*fbits >> t)).trailing_zeros() - 1;
+                    *fbits = if last == 63 { 0 } else { *fbits & (!0u64 << (last + 1)) };
+                    if fw == bw {
+                        *bbits = *fbits;
+                    }
+                    let end = *fw as u32 * 64 + last;
+                    taken = Some(end as u16);
+                    if last < 63 || end == 0xFFFF {
+                        return taken;
+                    }
+                    want = end + 1;
+                }
+            }
+            ContainerIter::Run { .. } => None,
         }
-        taken
     }
 
     /// If the back value is `v`: takes it and every value before it that continues it
@@ -376,7 +404,61 @@ impl<'a> ContainerIter<'a> {
                 }
             }
         }
-        self.take_stretch(v, false)
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                if *front >= *back || a[*back - 1].get() != v {
+                    return None;
+                }
+                let mut i = *back - 1;
+                while i > *front && u32::from(a[i - 1].get()) + 1 == u32::from(a[i].get()) {
+                    i -= 1;
+                }
+                *back = i;
+                Some(a[i].get())
+            }
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
+                // As `take_run_front`, downwards from the back bit.
+                let (mut want, mut taken) = (u32::from(v), None);
+                loop {
+                    if *fw > *bw {
+                        return taken;
+                    }
+                    if *bbits == 0 {
+                        if *bw <= *fw {
+                            *fw = *bw + 1;
+                            return taken;
+                        }
+                        *bw -= 1;
+                        *bbits = if fw == bw { *fbits } else { b[*bw].get() };
+                        continue;
+                    }
+                    let t = 63 - bbits.leading_zeros();
+                    if *bw as u32 * 64 + t != want {
+                        return taken;
+                    }
+                    // Bits above `t` are already taken: the ones down from `t` are the
+                    // leading ones of the word shifted to the top.
+                    let first = t + 1 - (!(*bbits << (63 - t))).leading_zeros();
+                    *bbits &= (1u64 << first) - 1;
+                    if fw == bw {
+                        *fbits = *bbits;
+                    }
+                    let start = *bw as u32 * 64 + first;
+                    taken = Some(start as u16);
+                    if first > 0 || start == 0 {
+                        return taken;
+                    }
+                    want = start - 1;
+                }
+            }
+            ContainerIter::Run { .. } => None,
+        }
     }
 
     /// Writes up to `buf.len()` values from the front as `high | low` and returns how many.
@@ -412,7 +494,7 @@ impl<'a> ContainerIter<'a> {
                         for byte in 0..8u32 {
                             let b = (w & 0xFF) as usize;
                             let dst = &mut buf[n..n + 8];
-                            let pos = &BYTE_POSITIONS[b];
+                            let pos = &crate::simd::BYTE_POSITIONS[b];
                             let at = base + byte * 8;
                             for (d, &p) in dst.iter_mut().zip(pos) {
                                 *d = at + u32::from(p);
@@ -490,24 +572,6 @@ impl<'a> ContainerIter<'a> {
         }
     }
 }
-
-/// For each byte value, the positions of its set bits in ascending order (the rest 0).
-static BYTE_POSITIONS: [[u8; 8]; 256] = {
-    let mut t = [[0u8; 8]; 256];
-    let mut b = 0;
-    while b < 256 {
-        let (mut k, mut bit) = (0, 0);
-        while bit < 8 {
-            if b & (1 << bit) != 0 {
-                t[b][k] = bit as u8;
-                k += 1;
-            }
-            bit += 1;
-        }
-        b += 1;
-    }
-    t
-};
 
 impl Iterator for ContainerIter<'_> {
     type Item = u16;
@@ -709,32 +773,50 @@ impl DoubleEndedIterator for ContainerIter<'_> {
     }
 }
 
-/// Values extracted from a bitset per copy into the output: 8 KiB, in L1 with room to spare,
-/// and enough that the copy's fixed cost is spread over many values.
-#[cfg(feature = "alloc")]
-const EXTRACT_CHUNK: usize = 2048;
-
 #[cfg(feature = "alloc")]
 crate::simd::dispatch! {
     /// [`ContainerIter::extend_vec`] for a bitset, compiled for each CPU level: the
     /// popcounts run on the CPU's instruction and the 8 positions of each byte are widened
-    /// and stored as one vector.
+    /// and stored as one vector straight into the output.
     fn extend_bitset(it: &mut ContainerIter<'_>, high: u32, out: &mut alloc::vec::Vec<u32>) -> () => extend_bitset_impl;
 }
 
 #[cfg(feature = "alloc")]
 #[inline(always)]
 fn extend_bitset_impl(it: &mut ContainerIter<'_>, high: u32, out: &mut alloc::vec::Vec<u32>) {
-    // Room for what the bitset holds (popcounts of its words: at most 65,536, whatever its
-    // stored count claims); the values go through a small buffer that stays in L1, so the
-    // output is written once (growing it with zeros first would write it twice).
-    out.reserve(it.remaining().min(1 << 16) as usize);
-    let mut buf = [0u32; EXTRACT_CHUNK];
-    loop {
-        let n = it.fill(high, &mut buf);
-        out.extend_from_slice(&buf[..n]);
-        if n < buf.len() {
-            return;
+    // Room for what the bitset holds (popcounts of its words, at most 65,536, whatever its
+    // stored count claims).
+    let count = it.remaining().min(1 << 16) as usize;
+    let ContainerIter::Bitset {
+        b,
+        fw,
+        fbits,
+        bw,
+        bbits,
+    } = it
+    else {
+        return;
+    };
+    if *fw > *bw {
+        return;
+    }
+    let (first, last) = (*fw, *bw);
+    let (front, back) = (*fbits, *bbits);
+    let mut blocks = crate::simd::Blocks::new(out, count);
+    for w in first..=last {
+        // The cursors' partial words at the ends (the front one when both are in the
+        // same word, as `remaining` counts it).
+        let bits = if w == first {
+            front
+        } else if w == last {
+            back
+        } else {
+            b[w].get()
+        };
+        if bits != 0 {
+            blocks.put_word(bits, high | (w as u32 * 64));
         }
     }
+    blocks.finish();
+    *fw = last + 1;
 }

@@ -2,6 +2,8 @@
 //! came from. A [`Container`] is a typed, zero-copy view of one payload.
 
 pub(crate) mod count;
+#[cfg(feature = "alloc")]
+pub(crate) mod extract;
 pub(crate) mod iter;
 mod located;
 pub(crate) mod validate;

@@ -1,10 +1,11 @@
 //! Runtime CPU-feature dispatch, the x86 SIMD kernels, and one inline-assembly step in two
 //! forms (`bit_op`, and `bit_op_bmi2` where the CPU has BMI2): with the memory map of
-//! `BitmapFile::open`, all of the crate's `unsafe` code. Three kinds live here, each block
+//! `BitmapFile::open`, all of the crate's `unsafe` code. Four kinds live here, each block
 //! with its `// SAFETY:` proof: calls of `#[target_feature]` functions after the run-time
 //! check of those features; the x86 kernels (`x86_kernels`), whose intrinsics read and
-//! write through raw pointers into slices whose lengths they check first; and the
-//! assembly step, which sets a bit of a bitset at an index below its length.
+//! write through raw pointers into slices whose lengths they check first; the
+//! assembly step, which sets a bit of a bitset at an index below its length; and the
+//! length of a vector set over the spare slots that `tail::Blocks` has written.
 //!
 //! Hot kernels are written once, in safe Rust, as `#[inline(always)]` functions, and
 //! compiled up to three times by [`dispatch!`]: for the baseline target, inside a function
@@ -160,6 +161,7 @@ mod bits;
 mod merge;
 mod pack;
 mod runs;
+mod tail;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod x86_util;
 
@@ -172,3 +174,5 @@ pub(crate) use merge::*;
 pub(crate) use pack::*;
 #[allow(unused_imports)] // all of it needs `alloc`
 pub(crate) use runs::*;
+#[cfg(feature = "alloc")]
+pub(crate) use tail::{BYTE_POSITIONS, Blocks};

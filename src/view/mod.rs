@@ -599,7 +599,7 @@ impl<'a> FrozenBitmap<'a> {
         // the first reservation, and growth beyond the bound is amortized.
         let claimed = usize::try_from(self.len()).unwrap_or(usize::MAX);
         let mut out = alloc::vec::Vec::with_capacity(claimed.min(FIRST_RESERVATION));
-        self.iter().extend_into(&mut out);
+        self.extend_into(&mut out);
         out
     }
 
@@ -618,7 +618,11 @@ impl<'a> FrozenBitmap<'a> {
     /// ```
     #[cfg(feature = "alloc")]
     pub fn extend_into(&self, out: &mut alloc::vec::Vec<u32>) {
-        self.iter().extend_into(out);
+        // One walk over the directory, each container appended whole.
+        for i in 0..self.dir.n() {
+            let (key, c) = self.container_at(i);
+            crate::container::extract::extend(c, u32::from(key) << 16, out);
+        }
     }
 
     /// Container `i` with its key (crate-internal access for writers and set operations).

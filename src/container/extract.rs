@@ -1,0 +1,59 @@
+//! Bulk extraction: a whole container's values appended to a vector, each kind in its own
+//! way (arrays widened in one loop, runs as ascending fills, bitsets a word at a time in
+//! vector stores), with no cursor to keep.
+
+use alloc::vec::Vec;
+
+use super::Container;
+use crate::cast::{BitsetLE, U16};
+
+/// Appends `high | low` for every value of `c` to `out`, in stored order.
+#[inline]
+pub(crate) fn extend(c: Container<'_>, high: u32, out: &mut Vec<u32>) {
+    match c {
+        // Short arrays are not worth the call of a CPU-level copy.
+        Container::Array(a) if a.len() < WIDE_ARRAY => extend_array_impl(a, high, out),
+        Container::Array(a) => extend_array(a, high, out),
+        Container::Run(r) => {
+            for run in r {
+                // `end` is clamped to the container and at least `start`.
+                out.extend((high | run.start())..=(high | run.end()));
+            }
+        }
+        Container::Bitset(b) => extend_bitset(b, high, out),
+    }
+}
+
+/// Arrays from this many values on are widened by the copy compiled for the CPU (16
+/// values per AVX2 step instead of 8): below it, the call costs more than it saves.
+const WIDE_ARRAY: usize = 64;
+
+crate::simd::dispatch! {
+    /// The values of an array, widened, compiled for each CPU level.
+    fn extend_array(a: &[U16], high: u32, out: &mut Vec<u32>) -> () => extend_array_impl;
+}
+
+#[inline(always)]
+fn extend_array_impl(a: &[U16], high: u32, out: &mut Vec<u32>) {
+    out.extend(a.iter().map(|v| high | u32::from(v.get())));
+}
+
+crate::simd::dispatch! {
+    /// The values of a whole bitset, compiled for each CPU level (popcounts on the CPU's
+    /// instruction, each byte's positions widened and stored as one vector).
+    fn extend_bitset(b: &BitsetLE, high: u32, out: &mut Vec<u32>) -> () => extend_bitset_impl;
+}
+
+#[inline(always)]
+fn extend_bitset_impl(b: &BitsetLE, high: u32, out: &mut Vec<u32>) {
+    // Room for exactly the values the words hold, whatever the stored count claims.
+    let count: u32 = b.iter().map(|w| w.get().count_ones()).sum();
+    let mut blocks = crate::simd::Blocks::new(out, count as usize);
+    for (w, word) in b.iter().enumerate() {
+        let bits = word.get();
+        if bits != 0 {
+            blocks.put_word(bits, high | (w as u32 * 64));
+        }
+    }
+    blocks.finish();
+}
