@@ -360,7 +360,11 @@ impl<'a> ContainerIter<'a> {
                     // Bits below `t` are already taken, so the ones from `t` are the
                     // trailing ones of the shifted word.
                     let last = t + (!(*fbits >> t)).trailing_zeros() - 1;
-                    *fbits = if last == 63 { 0 } else { *fbits & (!0u64 << (last + 1)) };
+                    *fbits = if last == 63 {
+                        0
+                    } else {
+                        *fbits & (!0u64 << (last + 1))
+                    };
                     if fw == bw {
                         *bbits = *fbits;
                     }

@@ -221,24 +221,28 @@ impl<'a> Iter<'a> {
     pub fn next_range(&mut self) -> Option<core::ops::RangeInclusive<u32>> {
         let start = self.next()?;
         let mut end = start;
-        while end < u32::MAX {
-            // Within the front container, as far as the stretch goes.
-            if end & 0xFFFF != 0xFFFF
-                && let Some((high, it)) = &mut self.front
-                && *high == end & !0xFFFF
-                && let Some(last) = it.take_run_front((end + 1) as u16)
+        // Each step takes the stretch that continues `end` from the one container that can
+        // hold its next value: the one that gave `end` (the front one, or the back one once
+        // no other is left), or, past the top of that one, the next container, opened at
+        // the front where `next` would open it (the front one is drained then).
+        while let Some(want) = end.checked_add(1) {
+            let high = want & !0xFFFF;
+            if want & 0xFFFF == 0
+                && self.next_front < self.next_back
+                && !matches!(&self.front, Some((h, _)) if *h == high)
             {
-                end = *high | u32::from(last);
-                continue;
+                self.front = Some(self.open(self.next_front));
+                self.next_front += 1;
             }
-            // Into the next container (or the front one, drained): the next value, if it
-            // continues the stretch.
-            let mut probe = self.clone();
-            match probe.next() {
-                Some(v) if v == end + 1 => {
-                    *self = probe;
-                    end = v;
-                }
+            let side = match &self.front {
+                Some((h, _)) if *h == high => &mut self.front,
+                _ => &mut self.back,
+            };
+            match side {
+                Some((h, it)) if *h == high => match it.take_run_front(want as u16) {
+                    Some(last) => end = high | u32::from(last),
+                    None => break,
+                },
                 _ => break,
             }
         }
@@ -250,27 +254,27 @@ impl<'a> Iter<'a> {
     pub fn next_range_back(&mut self) -> Option<core::ops::RangeInclusive<u32>> {
         let end = self.next_back()?;
         let mut start = end;
-        while start > 0 {
-            if start & 0xFFFF != 0 {
-                let side = if self.back.is_some() {
-                    &mut self.back
-                } else {
-                    &mut self.front
-                };
-                if let Some((high, it)) = side
-                    && *high == start & !0xFFFF
-                    && let Some(first) = it.take_run_back((start - 1) as u16)
-                {
-                    start = *high | u32::from(first);
-                    continue;
-                }
+        // As in `next_range`, downwards: the back container, or the front one once no
+        // other is left; below the bottom of one, the previous container, opened at the
+        // back where `next_back` would open it.
+        while let Some(want) = start.checked_sub(1) {
+            let high = want & !0xFFFF;
+            if want & 0xFFFF == 0xFFFF
+                && self.next_front < self.next_back
+                && !matches!(&self.back, Some((h, _)) if *h == high)
+            {
+                self.next_back -= 1;
+                self.back = Some(self.open(self.next_back));
             }
-            let mut probe = self.clone();
-            match probe.next_back() {
-                Some(v) if v + 1 == start => {
-                    *self = probe;
-                    start = v;
-                }
+            let side = match &self.back {
+                Some((h, _)) if *h == high => &mut self.back,
+                _ => &mut self.front,
+            };
+            match side {
+                Some((h, it)) if *h == high => match it.take_run_back(want as u16) {
+                    Some(first) => start = high | u32::from(first),
+                    None => break,
+                },
                 _ => break,
             }
         }
