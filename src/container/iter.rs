@@ -775,6 +775,64 @@ impl DoubleEndedIterator for ContainerIter<'_> {
             }
         }
     }
+
+    /// Internal iteration from the back: one tight descending loop per kind.
+    #[inline]
+    fn rfold<B, F: FnMut(B, u16) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                for v in a[front..back].iter().rev() {
+                    acc = f(acc, v.get());
+                }
+            }
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
+                if fw > bw {
+                    return acc;
+                }
+                let mut w = bw;
+                let mut bits = bbits;
+                loop {
+                    while bits != 0 {
+                        let t = 63 - bits.leading_zeros();
+                        bits &= !(1u64 << t);
+                        acc = f(acc, (w as u32 * 64 + t) as u16);
+                    }
+                    if w <= fw {
+                        return acc;
+                    }
+                    w -= 1;
+                    bits = if w == fw { fbits } else { b[w].get() };
+                }
+            }
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                if done {
+                    return acc;
+                }
+                for (i, run) in r.iter().enumerate().take(bi + 1).skip(fi).rev() {
+                    let lo = if i == fi { fv } else { run.start() };
+                    let hi = if i == bi { bv } else { run.end() };
+                    for v in (lo..=hi).rev() {
+                        acc = f(acc, v as u16);
+                    }
+                }
+            }
+        }
+        acc
+    }
 }
 
 #[cfg(feature = "alloc")]

@@ -376,6 +376,33 @@ impl DoubleEndedIterator for Iter<'_> {
             return it.next_back().map(|lo| *high | u32::from(lo));
         }
     }
+
+    /// Internal iteration from the back (`rev()` with `sum`, `for_each`, `fold`...):
+    /// container by container, each in one tight loop.
+    #[inline]
+    fn rfold<B, F: FnMut(B, u32) -> B>(self, init: B, f: F) -> B {
+        self.rfold_values(init, f)
+    }
+}
+
+impl Iter<'_> {
+    /// The back container's values, then the unopened ones' and the front one's, each in
+    /// one tight descending loop (the internal iteration of `rev()`).
+    #[inline]
+    fn rfold_values<B, F: FnMut(B, u32) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        if let Some((high, it)) = self.back.take() {
+            acc = it.rfold(acc, |a, lo| f(a, high | u32::from(lo)));
+        }
+        for i in (self.next_front..self.next_back).rev() {
+            let (high, it) = self.open(i);
+            acc = it.rfold(acc, |a, lo| f(a, high | u32::from(lo)));
+        }
+        if let Some((high, it)) = self.front.take() {
+            acc = it.rfold(acc, |a, lo| f(a, high | u32::from(lo)));
+        }
+        acc
+    }
 }
 
 impl core::iter::FusedIterator for Iter<'_> {}

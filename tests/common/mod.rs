@@ -176,6 +176,24 @@ pub fn check_queries(bm: &FrozenBitmap<'_>, set: &BTreeSet<u32>, seed: u64) {
             model[start..end],
             "fold after skipping {skip_front}/{skip_back}"
         );
+        // The same from the back (`rev()`'s internal iteration).
+        let mut it = bm.iter();
+        for _ in 0..skip_front {
+            it.next();
+        }
+        for _ in 0..skip_back {
+            it.next_back();
+        }
+        let mut back = it.rev().fold(Vec::new(), |mut v, x| {
+            v.push(x);
+            v
+        });
+        back.reverse();
+        assert_eq!(
+            back,
+            model[start..end],
+            "rev() fold after skipping {skip_front}/{skip_back}"
+        );
     }
     if let Some(&mid) = model.get(model.len() / 2) {
         let mut it = bm.iter();
