@@ -165,17 +165,24 @@ pub(crate) fn read_u32_be(bytes: &[u8], offset: usize) -> Option<u32> {
 #[cfg(feature = "alloc")]
 pub(crate) const COPY_PIECE: usize = 2048;
 
-/// Whether a copy to `dst` from `src` meets the slow `rep movsb` case of [`COPY_PIECE`]:
-/// the destination less than 64 bytes after the source modulo 4 KiB.
+/// Copies of at least this many bytes go in one `memcpy` when their addresses avoid the
+/// slow case of [`COPY_PIECE`]: from about 32 KiB on, `rep movsb` beats the 2 KiB pieces
+/// (re-encoding a bitmap copies its payloads in stretches of up to megabytes), while the
+/// bitset-sized copies of the set operations run faster in pieces.
+#[cfg(feature = "alloc")]
+pub(crate) const BULK_COPY: usize = 32 << 10;
+
+/// Whether a copy of `len` bytes to `dst` from `src` goes in one `memcpy`: long enough
+/// (see [`BULK_COPY`]), and the destination not less than 64 bytes after the source
+/// modulo 4 KiB (the slow case of [`COPY_PIECE`]).
 #[cfg(feature = "alloc")]
 #[inline]
-fn near_alias(dst: usize, src: usize) -> bool {
-    dst.wrapping_sub(src) % 4096 < 64
+fn one_piece(len: usize, dst: usize, src: usize) -> bool {
+    len >= BULK_COPY && dst.wrapping_sub(src) % 4096 >= 64
 }
 
-/// `out.extend_from_slice(bytes)`; long copies whose addresses meet the slow case of
-/// [`COPY_PIECE`] go in pieces of that size, all others in one call (pieces cost half
-/// the speed of a long `memcpy` when it is not slowed).
+/// `out.extend_from_slice(bytes)`, in pieces of at most [`COPY_PIECE`] bytes unless it
+/// is a [`BULK_COPY`] whose addresses avoid the slow case.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn extend_bytes(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
@@ -185,7 +192,7 @@ pub(crate) fn extend_bytes(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
     }
     out.reserve(bytes.len());
     let dst = out.as_ptr() as usize + out.len();
-    if !near_alias(dst, bytes.as_ptr() as usize) {
+    if one_piece(bytes.len(), dst, bytes.as_ptr() as usize) {
         out.extend_from_slice(bytes);
         return;
     }
@@ -194,8 +201,8 @@ pub(crate) fn extend_bytes(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
     }
 }
 
-/// `dst.copy_from_slice(src)`, in pieces of at most [`COPY_PIECE`] bytes when the addresses
-/// meet its slow case (see there). Panics if the lengths differ.
+/// `dst.copy_from_slice(src)`, in pieces of at most [`COPY_PIECE`] bytes unless it is a
+/// [`BULK_COPY`] whose addresses avoid the slow case. Panics if the lengths differ.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
@@ -204,7 +211,8 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
         src.len(),
         "copy between slices of different lengths"
     );
-    if src.len() <= COPY_PIECE || !near_alias(dst.as_ptr() as usize, src.as_ptr() as usize) {
+    if src.len() <= COPY_PIECE || one_piece(src.len(), dst.as_ptr() as usize, src.as_ptr() as usize)
+    {
         dst.copy_from_slice(src);
         return;
     }
