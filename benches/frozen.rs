@@ -1,7 +1,8 @@
 //! Side-by-side benchmarks against CRoaring (`croaring`: frozen and portable views, owned
 //! bitmaps) and roaring-rs (`roaring`: owned), on every real-roaring dataset present
-//! (`$FROZEN_ROARING_REALDATA`, else `../shared/realdata`; a generated dataset otherwise)
-//! and on Go roaring's serialization sets (`../shared/seedbench`).
+//! (`$FROZEN_ROARING_REALDATA`, else `../shared/realdata`; a generated dataset otherwise),
+//! on synthetic shapes that stress one container kind each (`synthetic-*`; `FR_SYNTHETIC=0`
+//! skips them) and on Go roaring's serialization sets (`../shared/seedbench`).
 //!
 //! ```text
 //! cargo bench --bench frozen                 # everything (about 10 minutes)
@@ -25,6 +26,11 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use croaring::{Bitmap, BitmapView, Frozen, Portable};
 use frozen_roaring::{FrozenBitmap, Writer};
 use roaring::RoaringBitmap;
+
+/// The synthetic shapes, shared with the profile harness.
+#[allow(dead_code)] // the harness reads folders too
+#[path = "../examples/common/mod.rs"]
+mod common;
 
 struct Counting;
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
@@ -104,7 +110,19 @@ fn datasets() -> Vec<Dataset> {
             });
         }
     }
-    if out.is_empty() {
+    // The synthetic shapes that stress one container kind each (`FR_SYNTHETIC=0` skips
+    // them), after the real data.
+    let synthetic = std::env::var_os("FR_SYNTHETIC").is_none_or(|v| v != "0");
+    let real = out.len();
+    if synthetic {
+        for shape in common::SHAPES {
+            out.push(Dataset {
+                name: format!("synthetic-{shape}"),
+                sets: common::synthetic(shape),
+            });
+        }
+    }
+    if real == 0 {
         eprintln!(
             "notice: no real data at {} (set FROZEN_ROARING_REALDATA); using a generated dataset",
             dir.display()
@@ -474,6 +492,95 @@ fn bench_dataset(c: &mut Criterion, d: &Dataset) {
         b.iter(|| {
             p.rr.iter()
                 .map(|v| v.iter().fold(0u64, |a, x| a.wrapping_add(u64::from(x))))
+                .sum::<u64>()
+        })
+    });
+
+    // --- bulk extraction, backward iteration, ranges, rank
+    g.bench_function("to_vec/frozen-roaring", |b| {
+        b.iter(|| views.iter().map(|v| v.to_vec().len()).sum::<usize>())
+    });
+    g.bench_function("to_vec/croaring-frozen-view", |b| {
+        b.iter(|| cr_views.iter().map(|v| v.to_vec().len()).sum::<usize>())
+    });
+    let mut values = Vec::new();
+    let mut extend_ours = || {
+        views
+            .iter()
+            .map(|v| {
+                values.clear();
+                v.extend_into(&mut values);
+                values.len()
+            })
+            .sum::<usize>()
+    };
+    record_allocs(&group_name, "extend_into/frozen-roaring", n, || {
+        black_box(extend_ours());
+    });
+    g.bench_function("extend_into/frozen-roaring", |b| b.iter(&mut extend_ours));
+    let mut back_ours = || {
+        views
+            .iter()
+            .map(|v| {
+                v.iter()
+                    .rev()
+                    .fold(0u64, |a, x| a.wrapping_add(u64::from(x)))
+            })
+            .sum::<u64>()
+    };
+    record_allocs(&group_name, "iterate_back/frozen-roaring", n, || {
+        black_box(back_ours());
+    });
+    g.bench_function("iterate_back/frozen-roaring", |b| b.iter(&mut back_ours));
+    g.bench_function("iterate_back/roaring-rs", |b| {
+        b.iter(|| {
+            p.rr.iter()
+                .map(|v| {
+                    v.iter()
+                        .rev()
+                        .fold(0u64, |a, x| a.wrapping_add(u64::from(x)))
+                })
+                .sum::<u64>()
+        })
+    });
+    let mut ranges_ours = || {
+        let mut total = 0u64;
+        for v in &views {
+            let mut it = v.iter();
+            while let Some(r) = it.next_range() {
+                total += u64::from(r.end() - r.start()) + 1;
+            }
+        }
+        total
+    };
+    record_allocs(&group_name, "next_range/frozen-roaring", n, || {
+        black_box(ranges_ours());
+    });
+    g.bench_function("next_range/frozen-roaring", |b| b.iter(&mut ranges_ours));
+    g.bench_function("next_range/roaring-rs", |b| {
+        b.iter(|| {
+            let mut total = 0u64;
+            for v in &p.rr {
+                let mut it = v.iter();
+                while let Some(r) = it.next_range() {
+                    total += u64::from(r.end() - r.start()) + 1;
+                }
+            }
+            total
+        })
+    });
+    g.bench_function("rank/frozen-roaring", |b| {
+        b.iter(|| {
+            views
+                .iter()
+                .map(|v| p.probes.iter().map(|&x| v.rank(x)).sum::<u64>())
+                .sum::<u64>()
+        })
+    });
+    g.bench_function("rank/roaring-rs", |b| {
+        b.iter(|| {
+            p.rr.iter()
+                .map(|v| p.probes.iter().map(|&x| v.rank(x)).sum::<u64>())
                 .sum::<u64>()
         })
     });

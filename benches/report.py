@@ -81,6 +81,24 @@ def main():
             ratio(m("intersection_len/croaring-frozen-view"), m("intersection_len/frozen-roaring")),
             ratio(m("intersection_len/roaring-rs"), m("intersection_len/frozen-roaring")),
         ]) + " |")
+    print("\nRead paths: peer time ÷ ours (`to_vec` against CRoaring's on its frozen view; backward")
+    print("iteration, `next_range` and `rank` against roaring-rs's owned bitmaps), and our heap")
+    print("allocations per bitmap with reused buffers:\n")
+    print("| dataset | to_vec vs croaring | extend_into vs croaring to_vec | iterate backward vs roaring-rs | next_range vs roaring-rs | rank vs roaring-rs | allocations: extend_into, iterate backward, next_range |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    for g in groups:
+        m = lambda b: median(g, b)
+        a = lambda b: f"{allocs[(g, b)]:g}" if (g, b) in allocs else "–"
+        print("| " + " | ".join([
+            g,
+            ratio(m("to_vec/croaring-frozen-view"), m("to_vec/frozen-roaring")),
+            ratio(m("to_vec/croaring-frozen-view"), m("extend_into/frozen-roaring")),
+            ratio(m("iterate_back/roaring-rs"), m("iterate_back/frozen-roaring")),
+            ratio(m("next_range/roaring-rs"), m("next_range/frozen-roaring")),
+            ratio(m("rank/roaring-rs"), m("rank/frozen-roaring")),
+            ", ".join(a(b) for b in ("extend_into/frozen-roaring", "iterate_back/frozen-roaring",
+                                     "next_range/frozen-roaring")),
+        ]) + " |")
     print("\nRe-encoding an existing bitmap into a reused buffer (our `write_frozen` time ÷ memcpy")
     print("of the same bytes; peers' serialization time ÷ ours), and open variants (÷ checked open):\n")
     print("| dataset | write_frozen ÷ memcpy | croaring portable ÷ ours | croaring frozen ÷ ours | roaring-rs ÷ ours | strict open ÷ checked | unchecked open ÷ checked | croaring portable view ÷ our checked open |")
