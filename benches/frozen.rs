@@ -543,31 +543,24 @@ fn bench_dataset(c: &mut Criterion, d: &Dataset) {
                 .sum::<u64>()
         })
     });
-    let mut ranges_ours = || {
-        let mut total = 0u64;
-        for v in &views {
-            let mut it = v.iter();
+    // The values the ranges of `$it`'s `next_range` cover (ours and roaring-rs's iterators
+    // have the method, but no trait in common).
+    macro_rules! range_total {
+        ($it:expr) => {{
+            let (mut it, mut n) = ($it, 0u64);
             while let Some(r) = it.next_range() {
-                total += u64::from(r.end() - r.start()) + 1;
+                n += u64::from(r.end() - r.start()) + 1;
             }
-        }
-        total
-    };
+            n
+        }};
+    }
+    let mut ranges_ours = || views.iter().map(|v| range_total!(v.iter())).sum::<u64>();
     record_allocs(&group_name, "next_range/frozen-roaring", n, || {
         black_box(ranges_ours());
     });
     g.bench_function("next_range/frozen-roaring", |b| b.iter(&mut ranges_ours));
     g.bench_function("next_range/roaring-rs", |b| {
-        b.iter(|| {
-            let mut total = 0u64;
-            for v in &p.rr {
-                let mut it = v.iter();
-                while let Some(r) = it.next_range() {
-                    total += u64::from(r.end() - r.start()) + 1;
-                }
-            }
-            total
-        })
+        b.iter(|| p.rr.iter().map(|v| range_total!(v.iter())).sum::<u64>())
     });
     g.bench_function("rank/frozen-roaring", |b| {
         b.iter(|| {

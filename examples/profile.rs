@@ -32,6 +32,18 @@ use frozen_roaring::{FrozenBitmap, Writer};
 
 mod common;
 
+/// The number of values an iterator's ranges cover, taken with `next_range` (ours and
+/// roaring-rs's iterators have the method, but no trait in common).
+macro_rules! range_total {
+    ($it:expr) => {{
+        let (mut it, mut n) = ($it, 0u64);
+        while let Some(r) = it.next_range() {
+            n += u64::from(r.end() - r.start()) + 1;
+        }
+        n
+    }};
+}
+
 /// Our operations and CRoaring's that the sweep pairs: on its frozen views for the pairwise
 /// ones, on its owned bitmaps (`fast_or`, `fast_xor`, `andnot` of `fast_or`) for the
 /// many-way ones. The union of all is paired three times: with `fast_or` on its frozen
@@ -336,16 +348,7 @@ fn with_dataset(
             "iter" => views.iter().map(|v| sum_values(v.iter())).sum(),
             "iter_back" => views.iter().map(|v| sum_values(v.iter().rev())).sum(),
             "iter_dyn" => views.iter().map(|v| sum_dyn(&mut v.iter())).sum(),
-            "next_range" => views
-                .iter()
-                .map(|v| {
-                    let (mut it, mut n) = (v.iter(), 0u64);
-                    while let Some(r) = it.next_range() {
-                        n += u64::from(r.end() - r.start()) + 1;
-                    }
-                    n
-                })
-                .sum(),
+            "next_range" => views.iter().map(|v| range_total!(v.iter())).sum(),
             "rank" => views
                 .iter()
                 .map(|v| probes.iter().map(|&p| v.rank(p)).sum::<u64>())
@@ -379,16 +382,7 @@ fn with_dataset(
             "rr_iter" => rr.iter().map(|v| sum_values(v.iter())).sum(),
             "rr_iter_back" => rr.iter().map(|v| sum_values(v.iter().rev())).sum(),
             "rr_iter_dyn" => rr.iter().map(|v| sum_dyn(&mut v.iter())).sum(),
-            "rr_next_range" => rr
-                .iter()
-                .map(|v| {
-                    let (mut it, mut n) = (v.iter(), 0u64);
-                    while let Some(r) = it.next_range() {
-                        n += u64::from(r.end() - r.start()) + 1;
-                    }
-                    n
-                })
-                .sum(),
+            "rr_next_range" => rr.iter().map(|v| range_total!(v.iter())).sum(),
             "rr_rank" => rr
                 .iter()
                 .map(|v| probes.iter().map(|&p| v.rank(p)).sum::<u64>())
