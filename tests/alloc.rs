@@ -171,7 +171,16 @@ fn opening_and_querying_allocate_nothing() {
                 + bm.range_cardinality(100..200_000)
                 + u64::from(bm.contains_range(5..9));
             sum += bm.iter().map(u64::from).sum::<u64>()
-                + bm.iter().rev().take(10).map(u64::from).sum::<u64>();
+                + bm.iter().rev().take(10).map(u64::from).sum::<u64>()
+                + bm.iter().rev().map(u64::from).sum::<u64>();
+            let mut ranges = bm.iter();
+            while let Some(r) = ranges.next_range() {
+                sum += u64::from(*r.start());
+            }
+            let mut ranges = bm.iter();
+            while let Some(r) = ranges.next_range_back() {
+                sum += u64::from(*r.end());
+            }
             let mut it = bm.iter();
             it.advance_to(65_536);
             sum += it.next_many(&mut buf).len() as u64;

@@ -287,10 +287,13 @@ impl Writer {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     ///
-    /// The structure of `bitmap` is checked again first (O(containers)), so that a view made
-    /// with `from_bytes_unchecked` over bytes that are not a bitmap cannot produce output
-    /// the checked constructor would reject. Payloads are copied as they are: corrupt
-    /// payload contents stay corrupt (strict validation of the output finds them).
+    /// A portable view from a checked constructor is converted in one pass over its
+    /// directory, the payloads copied in stretches (one copy when it has no bitset, which
+    /// the frozen layout pads for). A view made with `from_bytes_unchecked` has its
+    /// structure checked again first (O(containers)), so that bytes that are not a bitmap
+    /// cannot produce output the checked constructor would reject. Payloads are copied as
+    /// they are: corrupt payload contents stay corrupt (strict validation of the output
+    /// finds them).
     ///
     /// # Errors
     ///
@@ -390,8 +393,9 @@ impl Writer {
     ///
     /// # Errors
     ///
-    /// The structural errors of [`FrozenBitmap::from_bytes`] (the view is re-checked, as it
-    /// may come from `from_bytes_unchecked`), and `Corrupt` for a bitset to be written as an
+    /// The structural errors of [`FrozenBitmap::from_bytes`] (a view from
+    /// `from_bytes_unchecked` is checked again; one from a checked constructor is converted
+    /// in one pass over its directory), and `Corrupt` for a bitset to be written as an
     /// array whose popcount is not its stored cardinality. `out` is then unchanged.
     ///
     /// ```
