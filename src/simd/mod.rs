@@ -174,5 +174,6 @@ pub(crate) use merge::*;
 pub(crate) use pack::*;
 #[allow(unused_imports)] // all of it needs `alloc`
 pub(crate) use runs::*;
+pub(crate) use tail::BYTE_POSITIONS;
 #[cfg(feature = "alloc")]
-pub(crate) use tail::{BYTE_POSITIONS, Blocks};
+pub(crate) use tail::Blocks;

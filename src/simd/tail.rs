@@ -3,10 +3,10 @@
 //! lanes as are values (the next store overwrites the rest), with no zero-filling of the
 //! room first and no staging buffer.
 
-#![cfg(feature = "alloc")]
-
+#[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
+#[cfg(feature = "alloc")]
 /// A vector whose spare capacity is written from its start in blocks of 8; the slots
 /// written join the vector at [`finish`](Blocks::finish).
 pub(crate) struct Blocks<'a> {
@@ -15,6 +15,7 @@ pub(crate) struct Blocks<'a> {
     len: usize,
 }
 
+#[cfg(feature = "alloc")]
 impl<'a> Blocks<'a> {
     /// Reserves `room` slots past `out`'s values (room for the values to come: exactly, so
     /// that a vector sized for them does not grow).
@@ -96,6 +97,7 @@ pub(crate) static BYTE_POSITIONS: [[u8; 8]; 256] = {
     t
 };
 
+#[cfg(feature = "alloc")]
 /// [`BYTE_POSITIONS`] for byte `k` of a word: the positions in the word (`8 k` added), so
 /// that a word's bytes need only the word's base added (16 KiB, used only while a bitset
 /// is extracted).

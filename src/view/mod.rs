@@ -88,6 +88,7 @@ pub struct FrozenBitmap<'a> {
     pub(crate) dir: Directory<'a>,
     /// Whether a checked constructor verified the structure (not `from_bytes_unchecked`):
     /// re-encoding then trusts the directory instead of parsing the bytes again.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))] // only writers read it
     pub(crate) checked: bool,
 }
 
