@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 
 use super::Container;
-use crate::cast::{BitsetLE, U16};
+use crate::cast::U16;
 
 /// Appends `high | low` for every value of `c` to `out`, in stored order.
 #[inline]
@@ -20,7 +20,8 @@ pub(crate) fn extend(c: Container<'_>, high: u32, out: &mut Vec<u32>) {
                 out.extend((high | run.start())..=(high | run.end()));
             }
         }
-        Container::Bitset(b) => extend_bitset(b, high, out),
+        // The cursor's extraction over the whole bitset (its words from first to last).
+        Container::Bitset(_) => super::iter::ContainerIter::new(c).extend_vec(high, out),
     }
 }
 
@@ -36,24 +37,4 @@ crate::simd::dispatch! {
 #[inline(always)]
 fn extend_array_impl(a: &[U16], high: u32, out: &mut Vec<u32>) {
     out.extend(a.iter().map(|v| high | u32::from(v.get())));
-}
-
-crate::simd::dispatch! {
-    /// The values of a whole bitset, compiled for each CPU level (popcounts on the CPU's
-    /// instruction, each byte's positions widened and stored as one vector).
-    fn extend_bitset(b: &BitsetLE, high: u32, out: &mut Vec<u32>) -> () => extend_bitset_impl;
-}
-
-#[inline(always)]
-fn extend_bitset_impl(b: &BitsetLE, high: u32, out: &mut Vec<u32>) {
-    // Room for exactly the values the words hold, whatever the stored count claims.
-    let count: u32 = b.iter().map(|w| w.get().count_ones()).sum();
-    let mut blocks = crate::simd::Blocks::new(out, count as usize);
-    for (w, word) in b.iter().enumerate() {
-        let bits = word.get();
-        if bits != 0 {
-            blocks.put_word(bits, high | (w as u32 * 64));
-        }
-    }
-    blocks.finish();
 }

@@ -252,8 +252,8 @@ impl<'a> ContainerIter<'a> {
     }
 
     /// Appends every value left as `high | low` to `out` and leaves the cursor exhausted:
-    /// arrays widened and runs as ascending ranges straight into the vector (no zeroing
-    /// first), bitsets through [`fill`](Self::fill) into zeroed room cut back after.
+    /// arrays widened and runs as ascending ranges straight into the vector, bitsets a
+    /// byte at a time in vector stores into its spare capacity (no zeroing first).
     #[cfg(feature = "alloc")]
     pub(crate) fn extend_vec(&mut self, high: u32, out: &mut alloc::vec::Vec<u32>) {
         match self {
@@ -465,10 +465,9 @@ impl<'a> ContainerIter<'a> {
         }
     }
 
-    /// Writes up to `buf.len()` values from the front as `high | low` and returns how many.
-    /// Inlined into its two callers, so that the bitset extraction of `extend_vec` is
-    /// compiled for each CPU level.
-    #[inline(always)]
+    /// Writes up to `buf.len()` values from the front as `high | low` and returns how many
+    /// (`next_many`'s step).
+    #[inline]
     pub(crate) fn fill(&mut self, high: u32, buf: &mut [u32]) -> usize {
         match self {
             ContainerIter::Array { a, front, back } => {
