@@ -65,13 +65,15 @@ const SWEEP: [(&str, &str); 10] = [
 
 /// The read paths and conversions that `profile reads ROOT` pairs, against CRoaring's frozen
 /// views (`crv_`), its owned bitmaps (`cr_`) and roaring-rs's owned bitmaps (`rr_`). The
-/// `_dyn` pair iterates through `&mut dyn Iterator`, so `next` is an out-of-line call for
-/// both, as it may be in a large program.
-const READS: [(&str, &str); 14] = [
+/// `_for` pair is a `for` loop (a `next` call per value, inlined or not as the compiler
+/// decides); the `_dyn` pair iterates through `&mut dyn Iterator`, so `next` is an
+/// out-of-line call for both, as it may be in a large program.
+const READS: [(&str, &str); 15] = [
     ("to_vec", "crv_to_vec"),
     ("extend_into", "crv_to_vec"),
     ("iter", "rr_iter"),
     ("iter", "crv_iter"),
+    ("iter_for", "rr_iter_for"),
     ("iter_back", "rr_iter_back"),
     ("iter_dyn", "rr_iter_dyn"),
     ("next_range", "rr_next_range"),
@@ -348,6 +350,7 @@ fn with_dataset(
             "iter" => views.iter().map(|v| sum_values(v.iter())).sum(),
             "iter_back" => views.iter().map(|v| sum_values(v.iter().rev())).sum(),
             "iter_dyn" => views.iter().map(|v| sum_dyn(&mut v.iter())).sum(),
+            "iter_for" => views.iter().map(|v| sum_for(v.iter())).sum(),
             "next_range" => views.iter().map(|v| range_total!(v.iter())).sum(),
             "rank" => views
                 .iter()
@@ -382,6 +385,7 @@ fn with_dataset(
             "rr_iter" => rr.iter().map(|v| sum_values(v.iter())).sum(),
             "rr_iter_back" => rr.iter().map(|v| sum_values(v.iter().rev())).sum(),
             "rr_iter_dyn" => rr.iter().map(|v| sum_dyn(&mut v.iter())).sum(),
+            "rr_iter_for" => rr.iter().map(|v| sum_for(v.iter())).sum(),
             "rr_next_range" => rr.iter().map(|v| range_total!(v.iter())).sum(),
             "rr_rank" => rr
                 .iter()
@@ -534,6 +538,17 @@ fn cr_pair(op: &str, a: &croaring::Bitmap, b: &croaring::Bitmap) -> u64 {
 #[inline(never)]
 fn sum_values(it: impl Iterator<Item = u32>) -> u64 {
     it.fold(0u64, |a, x| a.wrapping_add(u64::from(x)))
+}
+
+/// [`sum_values`] as a `for` loop, which calls `next` for each value (where `fold` lets
+/// the iterator run its own loop).
+#[inline(never)]
+fn sum_for(it: impl Iterator<Item = u32>) -> u64 {
+    let mut a = 0u64;
+    for x in it {
+        a = a.wrapping_add(u64::from(x));
+    }
+    a
 }
 
 /// [`sum_values`] through `&mut dyn Iterator`: every `next` an out-of-line call.

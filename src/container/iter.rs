@@ -467,7 +467,7 @@ impl<'a> ContainerIter<'a> {
 
     /// Writes up to `buf.len()` values from the front as `high | low` and returns how many
     /// (`next_many`'s step).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn fill(&mut self, high: u32, buf: &mut [u32]) -> usize {
         match self {
             ContainerIter::Array { a, front, back } => {
