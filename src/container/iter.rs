@@ -70,6 +70,82 @@ impl<'a> ContainerIter<'a> {
         }
     }
 
+    /// The values left, in one tight loop per kind: ascending, or descending if `BACK`
+    /// (`fold` and `rfold`).
+    #[inline(always)]
+    fn fold_in<const BACK: bool, B, F: FnMut(B, u16) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                let values = &a[front..back];
+                if BACK {
+                    values.iter().rev().fold(acc, |acc, v| f(acc, v.get()))
+                } else {
+                    values.iter().fold(acc, |acc, v| f(acc, v.get()))
+                }
+            }
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
+                if fw > bw {
+                    return acc;
+                }
+                let (end, end_bits) = if BACK { (fw, fbits) } else { (bw, bbits) };
+                let (mut w, mut bits) = if BACK { (bw, bbits) } else { (fw, fbits) };
+                loop {
+                    while bits != 0 {
+                        let t = if BACK {
+                            let t = 63 - bits.leading_zeros();
+                            bits &= !(1u64 << t);
+                            t
+                        } else {
+                            let t = bits.trailing_zeros();
+                            bits &= bits - 1;
+                            t
+                        };
+                        acc = f(acc, (w as u32 * 64 + t) as u16);
+                    }
+                    if w == end {
+                        return acc;
+                    }
+                    w = if BACK { w - 1 } else { w + 1 };
+                    bits = if w == end { end_bits } else { b[w].get() };
+                }
+            }
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                if done {
+                    return acc;
+                }
+                let runs = r.iter().enumerate().take(bi + 1).skip(fi);
+                let mut step = |acc, (i, run): (usize, &RunLE)| {
+                    let lo = if i == fi { fv } else { run.start() };
+                    let hi = if i == bi { bv } else { run.end() };
+                    if BACK {
+                        (lo..=hi).rev().fold(acc, |acc, v| f(acc, v as u16))
+                    } else {
+                        (lo..=hi).fold(acc, |acc, v| f(acc, v as u16))
+                    }
+                };
+                if BACK {
+                    runs.rev().fold(acc, &mut step)
+                } else {
+                    runs.fold(acc, &mut step)
+                }
+            }
+        }
+    }
+
     /// The number of values left.
     #[inline(always)]
     pub(crate) fn remaining(&self) -> u64 {
@@ -651,60 +727,8 @@ impl Iterator for ContainerIter<'_> {
 
     /// Internal iteration: one tight loop per kind instead of a `next` call per value.
     #[inline]
-    fn fold<B, F: FnMut(B, u16) -> B>(self, init: B, mut f: F) -> B {
-        let mut acc = init;
-        match self {
-            ContainerIter::Array { a, front, back } => {
-                for v in &a[front..back] {
-                    acc = f(acc, v.get());
-                }
-            }
-            ContainerIter::Bitset {
-                b,
-                fw,
-                fbits,
-                bw,
-                bbits,
-            } => {
-                if fw > bw {
-                    return acc;
-                }
-                let mut w = fw;
-                let mut bits = fbits;
-                loop {
-                    while bits != 0 {
-                        let t = bits.trailing_zeros();
-                        bits &= bits - 1;
-                        acc = f(acc, (w as u32 * 64 + t) as u16);
-                    }
-                    w += 1;
-                    if w > bw {
-                        return acc;
-                    }
-                    bits = if w == bw { bbits } else { b[w].get() };
-                }
-            }
-            ContainerIter::Run {
-                r,
-                fi,
-                fv,
-                bi,
-                bv,
-                done,
-            } => {
-                if done {
-                    return acc;
-                }
-                for (i, run) in r.iter().enumerate().take(bi + 1).skip(fi) {
-                    let lo = if i == fi { fv } else { run.start() };
-                    let hi = if i == bi { bv } else { run.end() };
-                    for v in lo..=hi {
-                        acc = f(acc, v as u16);
-                    }
-                }
-            }
-        }
-        acc
+    fn fold<B, F: FnMut(B, u16) -> B>(self, init: B, f: F) -> B {
+        self.fold_in::<false, B, F>(init, f)
     }
 }
 
@@ -777,60 +801,8 @@ impl DoubleEndedIterator for ContainerIter<'_> {
 
     /// Internal iteration from the back: one tight descending loop per kind.
     #[inline]
-    fn rfold<B, F: FnMut(B, u16) -> B>(self, init: B, mut f: F) -> B {
-        let mut acc = init;
-        match self {
-            ContainerIter::Array { a, front, back } => {
-                for v in a[front..back].iter().rev() {
-                    acc = f(acc, v.get());
-                }
-            }
-            ContainerIter::Bitset {
-                b,
-                fw,
-                fbits,
-                bw,
-                bbits,
-            } => {
-                if fw > bw {
-                    return acc;
-                }
-                let mut w = bw;
-                let mut bits = bbits;
-                loop {
-                    while bits != 0 {
-                        let t = 63 - bits.leading_zeros();
-                        bits &= !(1u64 << t);
-                        acc = f(acc, (w as u32 * 64 + t) as u16);
-                    }
-                    if w <= fw {
-                        return acc;
-                    }
-                    w -= 1;
-                    bits = if w == fw { fbits } else { b[w].get() };
-                }
-            }
-            ContainerIter::Run {
-                r,
-                fi,
-                fv,
-                bi,
-                bv,
-                done,
-            } => {
-                if done {
-                    return acc;
-                }
-                for (i, run) in r.iter().enumerate().take(bi + 1).skip(fi).rev() {
-                    let lo = if i == fi { fv } else { run.start() };
-                    let hi = if i == bi { bv } else { run.end() };
-                    for v in (lo..=hi).rev() {
-                        acc = f(acc, v as u16);
-                    }
-                }
-            }
-        }
-        acc
+    fn rfold<B, F: FnMut(B, u16) -> B>(self, init: B, f: F) -> B {
+        self.fold_in::<true, B, F>(init, f)
     }
 }
 
