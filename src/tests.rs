@@ -49,10 +49,14 @@ fn reads_every_kind_at_every_alignment() {
                 (2, 1, 1)
             );
             assert_eq!(bm.len(), values.len() as u64);
-            assert_eq!(bm.to_vec(), values);
-            // Backward at one alignment only: it reads the containers through the same
-            // casts as `to_vec`, which runs at every one, and under Miri it was the
-            // slowest part of this test.
+            // Whole-set extraction at every alignment, but at one only under Miri, where
+            // it is the slowest part of this test (a vector store per byte of the bitset,
+            // interpreted): the casts it reads through are the ones `contains`, `rank`
+            // and `select` read at every alignment below.
+            if shift == 0 || !cfg!(miri) {
+                assert_eq!(bm.to_vec(), values);
+            }
+            // Backward at one alignment only, for the same reason.
             if shift == 0 {
                 assert!(bm.iter().rev().eq(values.iter().rev().copied()));
             }
