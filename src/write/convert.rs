@@ -103,12 +103,6 @@ pub(super) fn frozen_to_portable(dir: &FrozenDir<'_>, out: &mut Vec<u8>) -> bool
     false
 }
 
-/// Whether portable container `i` is flagged as a run container.
-#[inline]
-fn is_run(flags: &[u8], i: usize) -> bool {
-    flags.get(i / 8).is_some_and(|b| (b >> (i % 8)) & 1 != 0)
-}
-
 /// Appends the frozen layout of a portable directory to `out`: padding for alignment,
 /// header, directory and payloads, without the trailer, which the caller's `seal` adds
 /// (it also writes the total). Returns where the bitmap starts, its total size (trailer
@@ -119,12 +113,9 @@ pub(super) fn portable_to_frozen(
     checksum: bool,
     out: &mut Vec<u8>,
 ) -> Option<(usize, usize, bool)> {
-    let (descs, flags, body) = (dir.descs, dir.run_flags, dir.body);
+    let (descs, body) = (dir.descs, dir.body);
     let n = descs.len();
-    let has_bitset = descs
-        .iter()
-        .enumerate()
-        .any(|(i, d)| u32::from(d.card_minus_one.get()) >= ARRAY_MAX && !is_run(flags, i));
+    let has_bitset = (0..n).any(|i| dir.kind(i) == ContainerKind::Bitset);
     let before = out.len();
     let start = pad(out, has_bitset);
     let at = payload_start(n);
@@ -140,19 +131,17 @@ pub(super) fn portable_to_frozen(
     let mut ok = true;
     for (i, desc) in descs.iter().enumerate() {
         let card_m1 = desc.card_minus_one.get();
-        let (kind, len) = if is_run(flags, i) {
-            match cast::read_u16(body, dir.offset(i)) {
-                Some(runs) => (ContainerKind::Run, 2 + 4 * usize::from(runs)),
+        let kind = dir.kind(i);
+        pos = align_up(pos, kind.align());
+        let len = match kind {
+            ContainerKind::Run => match cast::read_u16(body, dir.offset(i)) {
+                Some(runs) => 2 + 4 * usize::from(runs),
                 None => {
                     ok = false;
-                    (ContainerKind::Run, 0)
+                    0
                 }
-            }
-        } else if u32::from(card_m1) < ARRAY_MAX {
-            (ContainerKind::Array, 2 * (usize::from(card_m1) + 1))
-        } else {
-            pos = align_up(pos, BITSET_ALIGN);
-            (ContainerKind::Bitset, 8192)
+            },
+            _ => payload_len(kind, u32::from(card_m1) + 1, 0),
         };
         keys[2 * i..2 * i + 2].copy_from_slice(&desc.key.get().to_le_bytes());
         cards[2 * i..2 * i + 2].copy_from_slice(&card_m1.to_le_bytes());
@@ -175,10 +164,11 @@ pub(super) fn portable_to_frozen(
                 break;
             }
             let card = u32::from(desc.card_minus_one.get()) + 1;
-            let len = if is_run(flags, i) {
+            let kind = dir.kind(i);
+            let len = if kind == ContainerKind::Run {
                 cast::read_u16(body, to).map_or(0, |r| 2 + 4 * usize::from(r))
-            } else if card <= ARRAY_MAX {
-                2 * card as usize
+            } else if kind == ContainerKind::Array {
+                payload_len(kind, card, 0)
             } else {
                 let aligned = align_up(written + (to - from), BITSET_ALIGN);
                 if aligned != written + (to - from) {
