@@ -181,8 +181,7 @@ fn one_piece(len: usize, dst: usize, src: usize) -> bool {
     len >= BULK_COPY && dst.wrapping_sub(src) % 4096 >= 64
 }
 
-/// `out.extend_from_slice(bytes)`, in pieces of at most [`COPY_PIECE`] bytes unless it
-/// is a [`BULK_COPY`] whose addresses avoid the slow case.
+/// `out.extend_from_slice(bytes)`, in pieces of at most [`COPY_PIECE`] bytes (see there).
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn extend_bytes(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
@@ -191,18 +190,27 @@ pub(crate) fn extend_bytes(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
         return;
     }
     out.reserve(bytes.len());
-    let dst = out.as_ptr() as usize + out.len();
-    if one_piece(bytes.len(), dst, bytes.as_ptr() as usize) {
-        out.extend_from_slice(bytes);
-        return;
-    }
     for piece in bytes.chunks(COPY_PIECE) {
         out.extend_from_slice(piece);
     }
 }
 
-/// `dst.copy_from_slice(src)`, in pieces of at most [`COPY_PIECE`] bytes unless it is a
-/// [`BULK_COPY`] whose addresses avoid the slow case. Panics if the lengths differ.
+/// [`extend_bytes`] for stretches that are often long (re-encoding copies whole runs of
+/// payloads): one `memcpy` for a [`BULK_COPY`] whose addresses avoid the slow case.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn extend_stretch(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
+    out.reserve(bytes.len());
+    let dst = out.as_ptr() as usize + out.len();
+    if one_piece(bytes.len(), dst, bytes.as_ptr() as usize) {
+        out.extend_from_slice(bytes);
+    } else {
+        extend_bytes(out, bytes);
+    }
+}
+
+/// `dst.copy_from_slice(src)`, in pieces of at most [`COPY_PIECE`] bytes (see there).
+/// Panics if the lengths differ.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
@@ -211,11 +219,6 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
         src.len(),
         "copy between slices of different lengths"
     );
-    if src.len() <= COPY_PIECE || one_piece(src.len(), dst.as_ptr() as usize, src.as_ptr() as usize)
-    {
-        dst.copy_from_slice(src);
-        return;
-    }
     for (d, s) in dst.chunks_mut(COPY_PIECE).zip(src.chunks(COPY_PIECE)) {
         d.copy_from_slice(s);
     }

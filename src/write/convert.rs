@@ -20,7 +20,7 @@ use crate::view::dir::{FrozenDir, PortableDir};
 fn copy_stretch(out: &mut Vec<u8>, body: &[u8], from: usize, to: usize) -> bool {
     match body.get(from..to) {
         Some(bytes) => {
-            cast::extend_bytes(out, bytes);
+            cast::extend_stretch(out, bytes);
             true
         }
         None => false,

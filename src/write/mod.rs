@@ -334,7 +334,7 @@ impl Writer {
             self.ops.enc.last_bitset = parsed.has_bitset;
             start = pad(out, parsed.has_bitset);
             out.reserve(total);
-            crate::cast::extend_bytes(out, body);
+            crate::cast::extend_stretch(out, body);
         } else {
             let src = Viewed(bitmap);
             let has_bitset;
@@ -417,7 +417,7 @@ impl Writer {
         if bitmap.checked {
             match bitmap.dir {
                 Directory::Portable(_) => {
-                    crate::cast::extend_bytes(out, bitmap.as_bytes());
+                    crate::cast::extend_stretch(out, bitmap.as_bytes());
                     return Ok(start..out.len());
                 }
                 Directory::Frozen(d) => {
@@ -431,7 +431,7 @@ impl Writer {
         // bitset to write as an array.
         let parsed = crate::view::open::parse(bitmap.as_bytes())?;
         if parsed.bm.format() == Format::Portable {
-            crate::cast::extend_bytes(out, parsed.bm.as_bytes());
+            crate::cast::extend_stretch(out, parsed.bm.as_bytes());
         } else {
             let src = Viewed(&parsed.bm);
             portable::check(&src)?;
