@@ -163,7 +163,7 @@ impl<'a> ContainerIter<'a> {
                 } else if fw == bw {
                     u64::from(fbits.count_ones())
                 } else {
-                    let mid: u32 = b[fw + 1..*bw].iter().map(|w| w.get().count_ones()).sum();
+                    let mid = super::count::count_words(&b[fw + 1..*bw]);
                     u64::from(fbits.count_ones() + mid + bbits.count_ones())
                 }
             }

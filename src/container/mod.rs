@@ -56,7 +56,7 @@ impl<'a> Container<'a> {
             Container::Array(a) => a.partition_point(|x| x.get() <= lo) as u32,
             Container::Bitset(b) => {
                 let w = usize::from(lo >> 6);
-                let full: u32 = b[..w].iter().map(|x| x.get().count_ones()).sum();
+                let full = count::count_words(&b[..w]);
                 let mask = u64::MAX >> (63 - (lo & 63));
                 full + (b[w].get() & mask).count_ones()
             }
