@@ -22,7 +22,7 @@
 //!
 //! `profile reads ROOT` does the same for the read paths and conversions ([`READS`]:
 //! `to_vec`, `iter` forward, backward and through `dyn Iterator`, `next_range`, `contains`,
-//! `rank`, `write_portable`, `write_frozen`, the checked open, building) against CRoaring
+//! `rank`, `select`, `write_portable`, `write_frozen`, the checked open, building) against CRoaring
 //! and roaring-rs. Both sweeps also run on synthetic shapes that stress one container kind
 //! each (`synthetic:<shape>` works as a `DIR` too; `SYNTH=0` skips them).
 
@@ -68,7 +68,7 @@ const SWEEP: [(&str, &str); 10] = [
 /// `_for` pair is a `for` loop (a `next` call per value, inlined or not as the compiler
 /// decides); the `_dyn` pair iterates through `&mut dyn Iterator`, so `next` is an
 /// out-of-line call for both, as it may be in a large program.
-const READS: [(&str, &str); 15] = [
+const READS: [(&str, &str); 16] = [
     ("to_vec", "crv_to_vec"),
     ("extend_into", "crv_to_vec"),
     ("iter", "rr_iter"),
@@ -79,6 +79,7 @@ const READS: [(&str, &str); 15] = [
     ("next_range", "rr_next_range"),
     ("contains", "rr_contains"),
     ("rank", "rr_rank"),
+    ("select", "rr_select"),
     ("write_portable", "cr_portable"),
     ("write_frozen", "cr_frozen"),
     ("write_frozen", "memcpy_frozen"),
@@ -356,6 +357,18 @@ fn with_dataset(
                 .iter()
                 .map(|v| probes.iter().map(|&p| v.rank(p)).sum::<u64>())
                 .sum(),
+            // The probes taken as ranks below each bitmap's length.
+            "select" => views
+                .iter()
+                .map(|v| {
+                    let len = v.len().max(1);
+                    probes
+                        .iter()
+                        .filter_map(|&p| v.select((u64::from(p) % len) as u32))
+                        .map(u64::from)
+                        .sum::<u64>()
+                })
+                .sum(),
             "open" => bufs
                 .iter()
                 .map(|b| FrozenBitmap::from_bytes(b).unwrap().container_count() as u64)
@@ -387,6 +400,17 @@ fn with_dataset(
             "rr_iter_dyn" => rr.iter().map(|v| sum_dyn(&mut v.iter())).sum(),
             "rr_iter_for" => rr.iter().map(|v| sum_for(v.iter())).sum(),
             "rr_next_range" => rr.iter().map(|v| range_total!(v.iter())).sum(),
+            "rr_select" => rr
+                .iter()
+                .map(|v| {
+                    let len = v.len().max(1);
+                    probes
+                        .iter()
+                        .filter_map(|&p| v.select((u64::from(p) % len) as u32))
+                        .map(u64::from)
+                        .sum::<u64>()
+                })
+                .sum(),
             "rr_rank" => rr
                 .iter()
                 .map(|v| probes.iter().map(|&p| v.rank(p)).sum::<u64>())

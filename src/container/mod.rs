@@ -79,18 +79,7 @@ impl<'a> Container<'a> {
     pub(crate) fn select(&self, n: u32) -> Option<u16> {
         match self {
             Container::Array(a) => a.get(n as usize).map(|x| x.get()),
-            Container::Bitset(b) => {
-                let mut left = n;
-                for (i, w) in b.iter().enumerate() {
-                    let w = w.get();
-                    let c = w.count_ones();
-                    if left < c {
-                        return Some((i as u32 * 64 + select_in_word(w, left)) as u16);
-                    }
-                    left -= c;
-                }
-                None
-            }
+            Container::Bitset(b) => select_in_bitset(b, n),
             Container::Run(r) => {
                 let mut left = n;
                 for run in *r {
@@ -138,6 +127,36 @@ impl<'a> Container<'a> {
         }
     }
 }
+
+/// The `n`-th set bit of a bitset: whole blocks of words counted by the CPU's popcount,
+/// then word by word in the block that holds it (out of line: arrays and runs, the common
+/// case, keep `select` small).
+#[inline(never)]
+fn select_in_bitset(b: &crate::cast::BitsetLE, n: u32) -> Option<u16> {
+    let mut left = n;
+    for (k, block) in b.chunks(SELECT_BLOCK).enumerate() {
+        let c = count::count_words(block);
+        if left >= c {
+            left -= c;
+            continue;
+        }
+        for (i, w) in block.iter().enumerate() {
+            let w = w.get();
+            let c = w.count_ones();
+            if left < c {
+                let word = (k * SELECT_BLOCK + i) as u32;
+                return Some((word * 64 + select_in_word(w, left)) as u16);
+            }
+            left -= c;
+        }
+    }
+    None
+}
+
+/// Words of a bitset that `select` counts at once before it looks at single words: long
+/// enough for the vector popcount to pay for its call, short enough that the word-by-word
+/// pass in the block that holds the value stays short.
+const SELECT_BLOCK: usize = 32;
 
 /// Position of the `n`-th set bit of `w` (requires `n < w.count_ones()`).
 #[inline]

@@ -207,23 +207,29 @@ impl<'a> Directory<'a> {
         }
     }
 
-    /// Index of the last container whose cumulative count is `<= rank` (for `select`).
+    /// Index of the last container with at most `rank` values before it, and that count
+    /// (for `select`).
     #[inline]
-    pub(crate) fn container_of_rank(&self, rank: u64) -> Option<usize> {
+    pub(crate) fn container_of_rank(&self, rank: u64) -> Option<(usize, u64)> {
         match self {
-            Directory::Frozen(d) => d
-                .cums
-                .partition_point(|c| u64::from(c.get()) <= rank)
-                .checked_sub(1),
+            Directory::Frozen(d) => {
+                let i = d
+                    .cums
+                    .partition_point(|c| u64::from(c.get()) <= rank)
+                    .checked_sub(1)?;
+                Some((i, u64::from(d.cums[i].get())))
+            }
             Directory::Portable(d) => {
                 let mut cum = 0u64;
                 for i in 0..d.descs.len() {
-                    cum += u64::from(d.card(i));
-                    if cum > rank {
-                        return Some(i);
+                    let next = cum + u64::from(d.card(i));
+                    if next > rank {
+                        return Some((i, cum));
                     }
+                    cum = next;
                 }
-                d.descs.len().checked_sub(1)
+                let last = d.descs.len().checked_sub(1)?;
+                Some((last, cum - u64::from(d.card(last))))
             }
         }
     }

@@ -467,12 +467,11 @@ impl<'a> FrozenBitmap<'a> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn select(&self, n: u32) -> Option<u32> {
+        // The last container with at most `n` values before it; a rank past the end lands
+        // past that container's values, where its own `select` finds none.
         let n = u64::from(n);
-        if n >= self.len() {
-            return None;
-        }
-        let i = self.dir.container_of_rank(n)?;
-        let within = u32::try_from(n - self.dir.cum(i)).ok()?;
+        let (i, before) = self.dir.container_of_rank(n)?;
+        let within = u32::try_from(n - before).ok()?;
         self.dir
             .container(i)
             .select(within)
