@@ -364,6 +364,107 @@ impl<'a> ContainerIter<'a> {
         }
     }
 
+    /// The next stretch of consecutive values at the front, taken whole: its first and
+    /// last value. A run (or touching runs) at once, a bitset's ones a word at a time.
+    pub(crate) fn next_stretch(&mut self) -> Option<(u16, u16)> {
+        match self {
+            ContainerIter::Array { a, front, back } => {
+                let first = a.get(*front..*back)?.first()?.get();
+                let mut i = *front;
+                while i + 1 < *back && u32::from(a[i + 1].get()) == u32::from(a[i].get()) + 1 {
+                    i += 1;
+                }
+                *front = i + 1;
+                Some((first, a[i].get()))
+            }
+            ContainerIter::Bitset {
+                b,
+                fw,
+                fbits,
+                bw,
+                bbits,
+            } => {
+                // The first word with a bit left.
+                while *fbits == 0 {
+                    if *fw >= *bw {
+                        *fw = *bw + 1;
+                        return None;
+                    }
+                    *fw += 1;
+                    *fbits = if fw == bw { *bbits } else { b[*fw].get() };
+                }
+                if *fw > *bw {
+                    return None;
+                }
+                let t = fbits.trailing_zeros();
+                let ones = (*fbits >> t).trailing_ones();
+                let start = *fw as u32 * 64 + t;
+                let mut end = start + ones - 1;
+                let mut rest = 0;
+                if t + ones < 64 {
+                    rest = *fbits & (!0u64 << (t + ones));
+                } else {
+                    // Up to the top bit: the stretch goes on with the next words' low ones.
+                    while *fw < *bw {
+                        *fw += 1;
+                        let w = if fw == bw { *bbits } else { b[*fw].get() };
+                        let more = w.trailing_ones();
+                        end += more;
+                        if more < 64 {
+                            rest = w & (!0u64 << more);
+                            break;
+                        }
+                    }
+                }
+                *fbits = rest;
+                if fw == bw {
+                    *bbits = rest;
+                }
+                Some((start as u16, end as u16))
+            }
+            ContainerIter::Run {
+                r,
+                fi,
+                fv,
+                bi,
+                bv,
+                done,
+            } => {
+                if *done {
+                    return None;
+                }
+                let first = *fv as u16;
+                loop {
+                    // `end < fv` only in bytes changed since the cursor was made: then the
+                    // one value `fv`, as `next` gives it.
+                    let end = if *fi >= *bi { *bv } else { r[*fi].end() }.max(*fv);
+                    if *fi >= *bi {
+                        *done = true;
+                        return Some((first, end as u16));
+                    }
+                    *fi += 1;
+                    *fv = r[*fi].start();
+                    // Runs that touch (not written so, but valid input) continue it.
+                    if *fv != end + 1 {
+                        return Some((first, end as u16));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The next stretch of consecutive values at the back, taken whole: its first and
+    /// last value.
+    #[inline]
+    pub(crate) fn next_stretch_back(&mut self) -> Option<(u16, u16)> {
+        let v = self.next_back()?;
+        let first = match v.checked_sub(1) {
+            Some(w) => self.take_run_back(w).unwrap_or(v),
+            None => v,
+        };
+        Some((first, v))
+    }
+
     /// If the front value is `v`: takes it and every value after it that continues it by
     /// one, and returns the last; else takes nothing and returns `None`. O(1) per run for
     /// run containers, a word at a time for bitsets, a value at a time for arrays.

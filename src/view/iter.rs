@@ -219,28 +219,44 @@ impl<'a> Iter<'a> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn next_range(&mut self) -> Option<core::ops::RangeInclusive<u32>> {
-        let start = self.next()?;
-        let mut end = start;
-        // Each step takes the stretch that continues `end` from the one container that can
-        // hold its next value: the one that gave `end` (the front one, or the back one once
-        // no other is left), or, past the top of that one, the next container, opened at
-        // the front where `next` would open it (the front one is drained then).
-        while let Some(want) = end.checked_add(1) {
-            let high = want & !0xFFFF;
-            if want & 0xFFFF == 0
-                && self.next_front < self.next_back
-                && !matches!(&self.front, Some((h, _)) if *h == high)
-            {
+        // The first stretch: from the front container, opening containers where `next`
+        // would, and from the back one once no other is left (nothing lies beyond it).
+        let (high, (first, mut last)) = loop {
+            if let Some((high, it)) = &mut self.front {
+                if let Some(stretch) = it.next_stretch() {
+                    break (*high, stretch);
+                }
+                self.front = None;
+            }
+            if self.next_front < self.next_back {
                 self.front = Some(self.open(self.next_front));
                 self.next_front += 1;
+                continue;
             }
-            let side = match &self.front {
-                Some((h, _)) if *h == high => &mut self.front,
-                _ => &mut self.back,
+            let (high, it) = self.back.as_mut()?;
+            break (*high, it.next_stretch()?);
+        };
+        let start = high | u32::from(first);
+        let mut end = high | u32::from(last);
+        // A stretch that reaches the top of its container (which is then drained) goes on
+        // if the next container starts at 0: the next unopened one, or the back one.
+        while last == u16::MAX {
+            let Some(next) = end.checked_add(1) else {
+                break;
+            };
+            let side = if self.next_front < self.next_back {
+                if u32::from(self.dir.key(self.next_front)) != next >> 16 {
+                    break;
+                }
+                self.front = Some(self.open(self.next_front));
+                self.next_front += 1;
+                &mut self.front
+            } else {
+                &mut self.back
             };
             match side {
-                Some((h, it)) if *h == high => match it.take_run_front(want as u16) {
-                    Some(last) => end = high | u32::from(last),
+                Some((h, it)) if *h == next => match it.take_run_front(0) {
+                    Some(l) => (last, end) = (l, next | u32::from(l)),
                     None => break,
                 },
                 _ => break,
@@ -252,27 +268,43 @@ impl<'a> Iter<'a> {
     /// The next range of consecutive values at the back, as long as it goes; see
     /// [`next_range`](Self::next_range).
     pub fn next_range_back(&mut self) -> Option<core::ops::RangeInclusive<u32>> {
-        let end = self.next_back()?;
-        let mut start = end;
-        // As in `next_range`, downwards: the back container, or the front one once no
-        // other is left; below the bottom of one, the previous container, opened at the
-        // back where `next_back` would open it.
-        while let Some(want) = start.checked_sub(1) {
-            let high = want & !0xFFFF;
-            if want & 0xFFFF == 0xFFFF
-                && self.next_front < self.next_back
-                && !matches!(&self.back, Some((h, _)) if *h == high)
-            {
+        // As in `next_range`, downwards: the back container, then the unopened ones from
+        // the top, then the front one.
+        let (high, (mut first, last)) = loop {
+            if let Some((high, it)) = &mut self.back {
+                if let Some(stretch) = it.next_stretch_back() {
+                    break (*high, stretch);
+                }
+                self.back = None;
+            }
+            if self.next_front < self.next_back {
                 self.next_back -= 1;
                 self.back = Some(self.open(self.next_back));
+                continue;
             }
-            let side = match &self.back {
-                Some((h, _)) if *h == high => &mut self.back,
-                _ => &mut self.front,
+            let (high, it) = self.front.as_mut()?;
+            break (*high, it.next_stretch_back()?);
+        };
+        let end = high | u32::from(last);
+        let mut start = high | u32::from(first);
+        while first == 0 {
+            let Some(below) = start.checked_sub(1) else {
+                break;
+            };
+            let prev = below & !0xFFFF;
+            let side = if self.next_front < self.next_back {
+                if u32::from(self.dir.key(self.next_back - 1)) != below >> 16 {
+                    break;
+                }
+                self.next_back -= 1;
+                self.back = Some(self.open(self.next_back));
+                &mut self.back
+            } else {
+                &mut self.front
             };
             match side {
-                Some((h, it)) if *h == high => match it.take_run_back(want as u16) {
-                    Some(first) => start = high | u32::from(first),
+                Some((h, it)) if *h == prev => match it.take_run_back(u16::MAX) {
+                    Some(f) => (first, start) = (f, prev | u32::from(f)),
                     None => break,
                 },
                 _ => break,
