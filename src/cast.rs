@@ -165,12 +165,12 @@ pub(crate) fn read_u32_be(bytes: &[u8], offset: usize) -> Option<u32> {
 #[cfg(feature = "alloc")]
 pub(crate) const COPY_PIECE: usize = 2048;
 
-/// Copies of at least this many bytes go in one `memcpy` when their addresses avoid the
-/// slow case of [`COPY_PIECE`]: from about 32 KiB on, `rep movsb` beats the 2 KiB pieces
-/// (re-encoding a bitmap copies its payloads in stretches of up to megabytes), while the
-/// bitset-sized copies of the set operations run faster in pieces.
+/// Re-encoding's stretches of at least this many bytes go in one `memcpy` when their
+/// addresses avoid the slow case of [`COPY_PIECE`]: from half a bitset on, they copy
+/// faster by `rep movsb` than in 2 KiB pieces (the set operations, whose bitset-sized
+/// copies measured faster in pieces, use [`extend_bytes`]).
 #[cfg(feature = "alloc")]
-pub(crate) const BULK_COPY: usize = 32 << 10;
+pub(crate) const BULK_COPY: usize = 4 << 10;
 
 /// Whether a copy of `len` bytes to `dst` from `src` goes in one `memcpy`: long enough
 /// (see [`BULK_COPY`]), and the destination not less than 64 bytes after the source
