@@ -465,96 +465,23 @@ impl<'a> ContainerIter<'a> {
         Some((first, v))
     }
 
-    /// If the front value is `v`: takes it and every value after it that continues it by
-    /// one, and returns the last; else takes nothing and returns `None`. O(1) per run for
-    /// run containers, a word at a time for bitsets, a value at a time for arrays.
-    pub(crate) fn take_run_front(&mut self, v: u16) -> Option<u16> {
-        if let ContainerIter::Run {
-            r,
-            fi,
-            fv,
-            bi,
-            bv,
-            done,
-        } = self
-        {
-            if *done || *fv != u32::from(v) {
-                return None;
-            }
-            loop {
-                let end = if *fi >= *bi { *bv } else { r[*fi].end() }.max(*fv);
-                if *fi >= *bi {
-                    *done = true;
-                    return Some(end as u16);
-                }
-                *fi += 1;
-                *fv = r[*fi].start();
-                // Runs that touch (not written so, but valid input) continue the stretch.
-                if *fv != end + 1 {
-                    return Some(end as u16);
-                }
-            }
-        }
-        match self {
+    /// If the front value is 0 (the bottom of the container, where a stretch from the
+    /// container below goes on): takes the stretch from it, as
+    /// [`next_stretch`](Self::next_stretch), and returns its last value; else takes
+    /// nothing and returns `None`.
+    pub(crate) fn take_stretch_from_bottom(&mut self) -> Option<u16> {
+        let at_bottom = match self {
             ContainerIter::Array { a, front, back } => {
-                if *front >= *back || a[*front].get() != v {
-                    return None;
-                }
-                let mut i = *front;
-                while i + 1 < *back && u32::from(a[i + 1].get()) == u32::from(a[i].get()) + 1 {
-                    i += 1;
-                }
-                *front = i + 1;
-                Some(a[i].get())
+                *front < *back && a.get(*front).is_some_and(|x| x.get() == 0)
             }
-            ContainerIter::Bitset {
-                b,
-                fw,
-                fbits,
-                bw,
-                bbits,
-            } => {
-                // A word at a time: the ones that continue the stretch from the front bit,
-                // then the next word if the stretch reached this one's top bit.
-                let (mut want, mut taken) = (u32::from(v), None);
-                loop {
-                    if *fw > *bw {
-                        return taken;
-                    }
-                    if *fbits == 0 {
-                        if *fw >= *bw {
-                            *fw = *bw + 1;
-                            return taken;
-                        }
-                        *fw += 1;
-                        *fbits = if fw == bw { *bbits } else { b[*fw].get() };
-                        continue;
-                    }
-                    let t = fbits.trailing_zeros();
-                    if *fw as u32 * 64 + t != want {
-                        return taken;
-                    }
-                    // Bits below `t` are already taken, so the ones from `t` are the
-                    // trailing ones of the shifted word.
-                    let last = t + (!(*fbits >> t)).trailing_zeros() - 1;
-                    *fbits = if last == 63 {
-                        0
-                    } else {
-                        *fbits & (!0u64 << (last + 1))
-                    };
-                    if fw == bw {
-                        *bbits = *fbits;
-                    }
-                    let end = *fw as u32 * 64 + last;
-                    taken = Some(end as u16);
-                    if last < 63 || end == 0xFFFF {
-                        return taken;
-                    }
-                    want = end + 1;
-                }
-            }
-            ContainerIter::Run { .. } => None,
+            // Word 0 still at the front, its bit 0 not taken.
+            ContainerIter::Bitset { fw, fbits, .. } => *fw == 0 && *fbits & 1 != 0,
+            ContainerIter::Run { fv, done, .. } => !*done && *fv == 0,
+        };
+        if !at_bottom {
+            return None;
         }
+        self.next_stretch().map(|(_, last)| last)
     }
 
     /// If the back value is `v`: takes it and every value before it that continues it
@@ -604,7 +531,8 @@ impl<'a> ContainerIter<'a> {
                 bw,
                 bbits,
             } => {
-                // As `take_run_front`, downwards from the back bit.
+                // A word at a time, downwards: the ones that continue the stretch from the
+                // back bit, then the word below if the stretch reached this one's bit 0.
                 let (mut want, mut taken) = (u32::from(v), None);
                 loop {
                     if *fw > *bw {

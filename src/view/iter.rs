@@ -255,7 +255,7 @@ impl<'a> Iter<'a> {
                 &mut self.back
             };
             match side {
-                Some((h, it)) if *h == next => match it.take_run_front(0) {
+                Some((h, it)) if *h == next => match it.take_stretch_from_bottom() {
                     Some(l) => (last, end) = (l, next | u32::from(l)),
                     None => break,
                 },
