@@ -284,47 +284,6 @@ fn portable_payload_len(dir: &PortableDir<'_>, i: usize, off: usize) -> Option<(
 /// an offset header that disagrees with where the containers actually lie is rejected, so
 /// the view and any sequential decoder see the same set.
 fn parse_portable(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
-    let checked = check_portable(bytes)?;
-    Ok(Parsed {
-        bm: FrozenBitmap {
-            bytes: &bytes[..checked.end],
-            dir: Directory::Portable(checked.dir),
-            checked: true,
-        },
-        len: checked.end,
-        canonical_layout: false,
-        has_bitset: checked.has_bitset,
-    })
-}
-
-/// The bytes a portable bitmap at the start of `bytes` spans and its cardinality, with
-/// the structural checks and errors of [`parse`] but no view built: what the buckets of a
-/// 64-bit bitmap need when it is opened (a query makes a bucket's view again).
-#[inline]
-pub(crate) fn portable_extent(bytes: &[u8]) -> Result<(usize, u64), Error> {
-    if portable_cookie(bytes).is_none() {
-        // Not portable: the general parse's error (it accepts our own format too, which
-        // callers rule out first).
-        return parse(bytes).map(|p| (p.len, p.bm.len()));
-    }
-    check_portable(bytes).map(|c| (c.end, c.card))
-}
-
-/// What the structural check of a portable stream finds.
-struct PortableChecked<'a> {
-    /// The directory, with the sequential offsets filled in.
-    dir: PortableDir<'a>,
-    /// End of the last payload.
-    end: usize,
-    has_bitset: bool,
-    /// The sum of the stored cardinalities.
-    card: u64,
-}
-
-/// The structural checks of a portable stream (see [`parse_portable`]), inlined into both
-/// callers so that the one that keeps only the extent builds no directory.
-#[inline(always)]
-fn check_portable(bytes: &[u8]) -> Result<PortableChecked<'_>, Error> {
     let Some(h) = portable_cookie(bytes) else {
         return Err(Error::bad_magic(expect::BITMAP, bytes, 0));
     };
@@ -363,7 +322,6 @@ fn check_portable(bytes: &[u8]) -> Result<PortableChecked<'_>, Error> {
         .ok_or_else(|| Error::malformed("container descriptors", h.descs_at))?;
     let mut prev_key: i64 = -1;
     let mut has_bitset = false;
-    let mut card = 0u64;
     let mut pos = off_end;
     for i in 0..h.n {
         let key = dir.descs[i].key.get();
@@ -389,7 +347,6 @@ fn check_portable(bytes: &[u8]) -> Result<PortableChecked<'_>, Error> {
         }
         let kind = dir.kind(i);
         has_bitset |= kind == ContainerKind::Bitset;
-        card += u64::from(dir.card(i));
         let (len, runs) = portable_payload_len(&dir, i, pos).ok_or_else(|| {
             Error::truncated("run count", pos, pos as u64 + 2, bytes.len() as u64)
         })?;
@@ -408,11 +365,15 @@ fn check_portable(bytes: &[u8]) -> Result<PortableChecked<'_>, Error> {
         pos = end;
     }
     dir.body = &bytes[..pos];
-    Ok(PortableChecked {
-        dir,
-        end: pos,
+    Ok(Parsed {
+        bm: FrozenBitmap {
+            bytes: &bytes[..pos],
+            dir: Directory::Portable(dir),
+            checked: true,
+        },
+        len: pos,
+        canonical_layout: false,
         has_bitset,
-        card,
     })
 }
 

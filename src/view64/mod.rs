@@ -483,17 +483,17 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Op
         if body.starts_with(&MAGIC) {
             return Err(Error::bad_magic(expect::BUCKET, body, at + 4));
         }
-        let (end, card) = open::portable_extent(body).map_err(|e| e.shifted(at + 4))?;
-        if end != size {
+        let parsed = open::parse(body).map_err(|e| e.shifted(at + 4))?;
+        if parsed.len != size {
             return Err(
                 Error::malformed("bucket length (the bitmap ends before it)", at)
-                    .values(end as u64, size as u64),
+                    .values(parsed.len as u64, size as u64),
             );
         }
-        if card != 0 {
+        if !parsed.bm.is_empty() {
             top = Some(key);
         }
-        len += card;
+        len += parsed.bm.len();
         pos += 4 + size;
     }
     if pos != buckets.len() {
@@ -546,12 +546,12 @@ pub(crate) fn parse_portable(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Option
         if rest.starts_with(&MAGIC) {
             return Err(Error::bad_magic(expect::BUCKET, rest, at + 4));
         }
-        let (end, card) = open::portable_extent(rest).map_err(|e| e.shifted(at + 4))?;
-        if card != 0 {
+        let parsed = open::parse(rest).map_err(|e| e.shifted(at + 4))?;
+        if !parsed.bm.is_empty() {
             top = Some(key);
         }
-        len += card;
-        pos += 4 + end;
+        len += parsed.bm.len();
+        pos += 4 + parsed.len;
     }
     if pos != buckets.len() {
         return Err(
