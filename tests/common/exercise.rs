@@ -74,6 +74,20 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
         acc ^= u64::from(it.next_back().unwrap_or(0));
     }
     acc ^= it.size_hint().0 as u64;
+    // Ranges from both ends, mixed with single steps: 64 calls, each stepping through the
+    // containers its range spans once.
+    let mut it = bm.iter();
+    for k in 0..64 {
+        let r = match k % 3 {
+            0 => it.next_range(),
+            1 => it.next_range_back(),
+            _ => it.next().map(|v| v..=v),
+        };
+        match r {
+            Some(r) => acc ^= u64::from(*r.start()) ^ u64::from(*r.end()),
+            None => break,
+        }
+    }
     let stats = bm.statistics();
     // Internal iteration (fold) and `to_vec` when the payloads cannot yield too many
     // values to wait for: every run can hold 65536 values, whatever the stored counts say.
