@@ -204,7 +204,7 @@ impl<'a> Iter<'a> {
 
     /// The next range of consecutive values at the front, as long as it goes (across
     /// containers too): two ranges it returns never touch. O(1) per run of a run
-    /// container; value by value in arrays and bitsets.
+    /// container, a word at a time in bitsets, by index in arrays.
     ///
     /// ```
     /// # use frozen_roaring::{FrozenBitmap, Writer};
