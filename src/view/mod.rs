@@ -471,7 +471,9 @@ impl<'a> FrozenBitmap<'a> {
         // past that container's values, where its own `select` finds none.
         let n = u64::from(n);
         let (i, before) = self.dir.container_of_rank(n)?;
-        let within = u32::try_from(n - before).ok()?;
+        // `before <= n` from the search; checked all the same, as the stored counts of a
+        // view from `from_bytes_unchecked` need not be in order.
+        let within = u32::try_from(n.checked_sub(before)?).ok()?;
         self.dir
             .container(i)
             .select(within)
