@@ -338,26 +338,10 @@ impl<'a> ContainerIter<'a> {
                 out.extend(values.iter().map(|v| high | u32::from(v.get())));
                 *front = *back;
             }
-            ContainerIter::Run {
-                r,
-                fi,
-                fv,
-                bi,
-                bv,
-                done,
-            } => {
-                while !*done {
-                    let end = if *fi >= *bi { *bv } else { r[*fi].end() };
-                    // `end < fv` only in bytes changed since the cursor was made: then the
-                    // one value `fv`, as `next` gives it.
-                    let end = end.max(*fv);
-                    out.extend((high | *fv)..=(high | end));
-                    if *fi >= *bi {
-                        *done = true;
-                    } else {
-                        *fi += 1;
-                        *fv = r[*fi].start();
-                    }
+            // Run by run (touching runs as one), as `next_stretch` takes them.
+            ContainerIter::Run { .. } => {
+                while let Some((first, last)) = self.next_stretch() {
+                    out.extend((high | u32::from(first))..=(high | u32::from(last)));
                 }
             }
             ContainerIter::Bitset { .. } => extend_bitset(self, high, out),
