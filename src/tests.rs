@@ -1308,3 +1308,80 @@ fn golden_files_on_this_byte_order() {
         assert_eq!(big.select(34_999), Some(69_998));
     }
 }
+
+/// A bitset's values appended to a vector, at every CPU level (the AVX-512 word kernel,
+/// the byte-table blocks and the baseline): every density, words of exactly 16, 32, 48
+/// and 64 bits (the kernel's store boundaries), cursors moved from either end first, and
+/// vectors with exactly enough room (the last words then take the narrower paths).
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn bitset_extraction_matches_at_every_level() {
+    use crate::container::{Container, iter::ContainerIter};
+    let _guard = FORCE.lock();
+    let mut next = xorshift(0x5851_F42D_4C95_7F2D);
+    let mut sets: Vec<Vec<u16>> = [1, 64, 3000, 16_000, 33_000, 60_000]
+        .iter()
+        .map(|&n| random_lows(n, n as usize))
+        .collect();
+    // Each word holds 16, 32, 48 or 64 values at random positions.
+    sets.push(
+        (0..1024u16)
+            .flat_map(|w| {
+                let keep = 16 * (1 + (w % 4));
+                let mut bits: Vec<u16> = (0..64).collect();
+                for i in (1..64).rev() {
+                    bits.swap(i, next(i as u64 + 1) as usize);
+                }
+                bits.truncate(usize::from(keep));
+                bits.sort_unstable();
+                bits.into_iter()
+                    .map(move |b| w * 64 + b)
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+    );
+    sets.push((0..=u16::MAX).collect());
+    for lows in &sets {
+        let (_, words, _) = kinds_of(lows);
+        let b: &crate::cast::BitsetLE = words.as_slice().try_into().unwrap();
+        for (front, back) in [(0, 0), (1, 0), (0, 1), (70, 130)] {
+            if front + back > lows.len() {
+                continue;
+            }
+            let high = 7 << 16;
+            let expected: Vec<u32> = [5, 6]
+                .into_iter()
+                .chain(
+                    lows[front..lows.len() - back]
+                        .iter()
+                        .map(|&v| high | u32::from(v)),
+                )
+                .collect();
+            for level in CPU_LEVELS {
+                cap(level);
+                for exact in [false, true] {
+                    let mut it = ContainerIter::new(Container::Bitset(b));
+                    for _ in 0..front {
+                        it.next();
+                    }
+                    for _ in 0..back {
+                        it.next_back();
+                    }
+                    let mut out = alloc::vec![5, 6];
+                    if exact {
+                        out.shrink_to_fit();
+                        out.reserve_exact(expected.len() - 2);
+                    }
+                    it.extend_vec(high, &mut out);
+                    assert!(
+                        out == expected,
+                        "{} values, cursors {front}/{back}, level {level}, exact room {exact}",
+                        lows.len()
+                    );
+                    assert_eq!(it.next(), None);
+                }
+            }
+        }
+    }
+    cap(0);
+}

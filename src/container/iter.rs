@@ -849,20 +849,21 @@ fn extend_bitset_impl(it: &mut ContainerIter<'_>, high: u32, out: &mut alloc::ve
     let (first, last) = (*fw, *bw);
     let (front, back) = (*fbits, *bbits);
     let mut blocks = crate::simd::Blocks::new(out, count);
-    for w in first..=last {
-        // The cursors' partial words at the ends (the front one when both are in the
-        // same word, as `remaining` counts it).
-        let bits = if w == first {
-            front
-        } else if w == last {
-            back
-        } else {
-            b[w].get()
-        };
-        if bits != 0 {
-            blocks.put_word(bits, high | (w as u32 * 64));
+    // The cursors' partial words at the ends (the front one when both are in the same
+    // word, as `remaining` counts it), the whole words between them.
+    if front != 0 {
+        blocks.put_word(front, high | (first as u32 * 64));
+    }
+    if last > first {
+        let middle = b.get(first + 1..last).unwrap_or(&[]);
+        blocks.put_words(middle, high | ((first as u32 + 1) * 64));
+        if back != 0 {
+            blocks.put_word(back, high | (last as u32 * 64));
         }
     }
     blocks.finish();
+    // Exhausted, as `next` leaves it.
     *fw = last + 1;
+    *fbits = 0;
+    *bbits = 0;
 }
