@@ -1385,3 +1385,40 @@ fn bitset_extraction_matches_at_every_level() {
     }
     cap(0);
 }
+
+/// An array's values appended to a vector, at every CPU level (the AVX-512 widening with
+/// its masked last step, the CPU-level copy and the inline loop): every length around the
+/// steps of 32 and the thresholds, into vectors with and without spare room.
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn array_extraction_matches_at_every_level() {
+    use crate::container::{Container, extract};
+    let _guard = FORCE.lock();
+    let lengths = (0..=100).chain([127, 128, 129, 4095, 4096]);
+    for len in lengths {
+        let lows = random_lows(len as u64 + 3, len);
+        let le = as_le(&lows);
+        let high = 0xFFFF_0000;
+        let expected: Vec<u32> = [1, 2, 3]
+            .into_iter()
+            .chain(lows.iter().map(|&v| high | u32::from(v)))
+            .collect();
+        for level in CPU_LEVELS {
+            cap(level);
+            for exact in [false, true] {
+                let mut out = alloc::vec![1, 2, 3];
+                if exact {
+                    out.shrink_to_fit();
+                } else {
+                    out.reserve(5000);
+                }
+                extract::extend(Container::Array(&le), high, &mut out);
+                assert!(
+                    out == expected,
+                    "{len} values, level {level}, exact {exact}"
+                );
+            }
+        }
+    }
+    cap(0);
+}

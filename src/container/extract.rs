@@ -11,7 +11,9 @@ use crate::cast::U16;
 #[inline]
 pub(crate) fn extend(c: Container<'_>, high: u32, out: &mut Vec<u32>) {
     match c {
-        // Short arrays are not worth the call of a CPU-level copy.
+        // With AVX-512, any length (a masked last step); else short arrays are not worth
+        // the call of a CPU-level copy.
+        Container::Array(a) if crate::simd::extend_widened(a, high, out) => {}
         Container::Array(a) if a.len() < WIDE_ARRAY => extend_array_impl(a, high, out),
         Container::Array(a) => extend_array(a, high, out),
         Container::Run(r) => {

@@ -176,4 +176,4 @@ pub(crate) use pack::*;
 pub(crate) use runs::*;
 pub(crate) use tail::BYTE_POSITIONS;
 #[cfg(feature = "alloc")]
-pub(crate) use tail::Blocks;
+pub(crate) use tail::{Blocks, extend_widened};

@@ -110,6 +110,29 @@ impl<'a> Blocks<'a> {
     }
 }
 
+/// Appends `high | v` for each value `v` of an array container to `out` with AVX-512 (32
+/// values per step, the last step under a mask, so that short arrays take no scalar
+/// loop); `false`, with `out` untouched, where the CPU lacks it.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(crate) fn extend_widened(a: &[crate::cast::U16], high: u32, out: &mut Vec<u32>) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if super::x86::has_v4() {
+        out.reserve(a.len());
+        let len = out.len();
+        let dst = out.spare_capacity_mut();
+        // SAFETY: `has_v4` confirmed AVX-512 F and BW.
+        let written = unsafe { kernels::widen(a, high, dst) };
+        // SAFETY: `widen` initialized the spare slots `..written` (all of `a`, for which
+        // `reserve` made room: `written == a.len()`), so the first `len + written` slots
+        // are initialized and within the capacity.
+        unsafe { out.set_len(len + written) };
+        return true;
+    }
+    let _ = (a, high, out);
+    false
+}
+
 /// For each byte value, the positions of its set bits in ascending order (the rest 0).
 pub(crate) static BYTE_POSITIONS: [[u8; 8]; 256] = {
     let mut t = [[0u8; 8]; 256];
@@ -224,5 +247,45 @@ mod kernels {
             i += 1;
         }
         (i, at)
+    }
+
+    /// Writes `high | v` for each value `v` of `a` into `dst` from its start, 32 at a time
+    /// (loaded, widened in two halves and stored, the last 32 under a mask of the values
+    /// left), as far as `dst` has room. Returns how many were written: the slots
+    /// `..written` of `dst` are initialized.
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F and BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn widen(
+        a: &[crate::cast::U16],
+        high: u32,
+        dst: &mut [MaybeUninit<u32>],
+    ) -> usize {
+        let n = a.len().min(dst.len());
+        let (src, out) = (a.as_ptr().cast::<u16>(), dst.as_mut_ptr().cast::<u32>());
+        let h = _mm512_set1_epi32(high as i32);
+        let mut i = 0;
+        while i < n {
+            // The lanes `i .. i + 32` below `n`: a mask of the first `n - i` (at most 32).
+            let left = n - i;
+            let mask = u32::MAX >> (32 - left.min(32));
+            // SAFETY: the load reads and the stores write only their masks' lanes, the
+            // slots `i + j` for `j < min(32, n - i)`, all below `n`, which is at most the
+            // length of `a` and of `dst` (`U16` is two plain bytes, little-endian like the
+            // CPU; masked loads and stores have no alignment requirement and do not touch
+            // masked-off lanes; uninitialized memory may be written).
+            unsafe {
+                let v = _mm512_maskz_loadu_epi16(mask, src.add(i).cast());
+                let lo = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(v));
+                let hi = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64::<1>(v));
+                _mm512_mask_storeu_epi32(out.add(i).cast(), mask as u16, _mm512_or_si512(lo, h));
+                let upper = (mask >> 16) as u16;
+                _mm512_mask_storeu_epi32(out.add(i + 16).cast(), upper, _mm512_or_si512(hi, h));
+            }
+            i += 32;
+        }
+        n
     }
 }
