@@ -1422,3 +1422,52 @@ fn array_extraction_matches_at_every_level() {
     }
     cap(0);
 }
+
+/// Runs appended to a vector, at every CPU level: runs of 1 to 40 values and longer, and
+/// whole containers, into vectors with exactly enough room (the last run's blocks then
+/// stop short) and with spare room.
+#[test]
+#[cfg_attr(miri, ignore)] // uses CPU intrinsics
+fn run_extraction_matches_at_every_level() {
+    use crate::container::{Container, extract};
+    let _guard = FORCE.lock();
+    let mut next = xorshift(0x9E6C_63D0_676A_9A99);
+    let mut sets: Vec<Vec<u16>> = alloc::vec![(0..=u16::MAX).collect(), alloc::vec![65535]];
+    for max_len in [1, 3, 17, 40, 300, 5000] {
+        let mut lows = Vec::new();
+        let mut at = next(20) as u32;
+        while at <= 0xFFFF {
+            let len = 1 + next(max_len) as u32;
+            lows.extend((at..(at + len).min(0x1_0000)).map(|v| v as u16));
+            at += len + 1 + next(30) as u32;
+        }
+        sets.push(lows);
+    }
+    for lows in &sets {
+        let (_, _, runs) = kinds_of(lows);
+        let high = 3 << 16;
+        let expected: Vec<u32> = [9]
+            .into_iter()
+            .chain(lows.iter().map(|&v| high | u32::from(v)))
+            .collect();
+        for level in CPU_LEVELS {
+            cap(level);
+            for exact in [false, true] {
+                let mut out = alloc::vec![9];
+                if exact {
+                    out.shrink_to_fit();
+                } else {
+                    out.reserve(70_000);
+                }
+                extract::extend(Container::Run(&runs), high, &mut out);
+                assert!(
+                    out == expected,
+                    "{} values in {} runs, level {level}, exact {exact}",
+                    lows.len(),
+                    runs.len()
+                );
+            }
+        }
+    }
+    cap(0);
+}

@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 
 use super::Container;
-use crate::cast::U16;
+use crate::cast::{RunLE, U16};
 
 /// Appends `high | low` for every value of `c` to `out`, in stored order.
 #[inline]
@@ -18,12 +18,7 @@ pub(crate) fn extend(c: Container<'_>, high: u32, out: &mut Vec<u32>) {
         Container::Array(a) if crate::simd::extend_widened(a, high, out) => {}
         Container::Array(a) if a.len() < WIDE_ARRAY => extend_array_impl(a, high, out),
         Container::Array(a) => extend_array(a, high, out),
-        Container::Run(r) => {
-            for run in r {
-                // `end` is clamped to the container and at least `start`.
-                out.extend((high | run.start())..=(high | run.end()));
-            }
-        }
+        Container::Run(r) => extend_runs(r, high, out),
         // The cursor's extraction over the whole bitset (its words from first to last).
         Container::Bitset(_) => super::iter::ContainerIter::new(c).extend_vec(high, out),
     }
@@ -45,4 +40,21 @@ crate::simd::dispatch! {
 #[inline(always)]
 fn extend_array_impl(a: &[U16], high: u32, out: &mut Vec<u32>) {
     out.extend(a.iter().map(|v| high | u32::from(v.get())));
+}
+
+crate::simd::dispatch! {
+    /// The values of the runs, in blocks of 16 consecutive values (one vector store each
+    /// where the CPU has them), compiled for each CPU level.
+    fn extend_runs(r: &[RunLE], high: u32, out: &mut Vec<u32>) -> () => extend_runs_impl;
+}
+
+#[inline(always)]
+fn extend_runs_impl(r: &[RunLE], high: u32, out: &mut Vec<u32>) {
+    // `end` is clamped to the container and at least `start`.
+    let length = |run: &RunLE| (run.end() - run.start()) as usize + 1;
+    let mut blocks = crate::simd::Blocks::new(out, r.iter().map(length).sum());
+    for run in r {
+        blocks.put_run(high | run.start(), length(run));
+    }
+    blocks.finish();
 }

@@ -68,6 +68,41 @@ impl<'a> Blocks<'a> {
         self.len += at;
     }
 
+    /// Appends `first, first + 1, ..` (`count` values) up to a whole number of blocks of
+    /// 16 slots where the room holds them (the next run's values overwrite the spare
+    /// lanes): the first block as one vector store, a longer run's rest in one loop; near
+    /// the end of the room the last few a value at a time. Values past the room are
+    /// dropped (the caller reserves room for all of them).
+    #[inline(always)]
+    pub(crate) fn put_run(&mut self, first: u32, count: usize) {
+        let spare = self.out.spare_capacity_mut();
+        let room = spare.get_mut(self.len..).unwrap_or(&mut []);
+        let n = count.min(room.len());
+        // Whole blocks: all of them when the room holds the last one whole.
+        let rounded = n.div_ceil(16) * 16;
+        let whole = if rounded <= room.len() {
+            rounded
+        } else {
+            n / 16 * 16
+        };
+        let (blocks, rest) = room.split_at_mut(whole);
+        // `whole` is a multiple of 16: the head is the first block or empty. (A loop over
+        // blocks is vectorized across them, into scatters.)
+        let (head, body) = blocks.split_at_mut(whole.min(16));
+        if let Ok(head) = <&mut [_; 16]>::try_from(head) {
+            *head =
+                core::array::from_fn(|j| core::mem::MaybeUninit::new(first.wrapping_add(j as u32)));
+        }
+        for (j, d) in body.iter_mut().enumerate() {
+            d.write(first.wrapping_add(16 + j as u32));
+        }
+        let tail = n.saturating_sub(whole);
+        for (j, d) in rest.iter_mut().take(tail).enumerate() {
+            d.write(first.wrapping_add((whole + j) as u32));
+        }
+        self.len += n;
+    }
+
     /// Appends `base + 64 i + j` for each set bit `j` of each word `words[i]`: with
     /// AVX-512 VBMI2 a word at a time (its bits' positions compressed out of a vector of
     /// all 64, widened and stored in blocks of 16), else (and within 64 slots of the end of
@@ -97,12 +132,14 @@ impl<'a> Blocks<'a> {
     #[inline(always)]
     pub(crate) fn finish(self) {
         let (len, added) = (self.out.len(), self.len);
-        // SAFETY: `Blocks::len` starts at 0 and grows only in `put_word` and `put_words`:
-        // by one right after writing the spare slot at the old `len`; by `at` after
-        // writing the spare slots `len + o .. len + o + 8` for each `o` it took, where each
-        // `o` is the number of values kept so far, at most the slots written before it; or
-        // by the `written` of `extract_words`, which initialized the slots `..written` of
-        // the spare capacity past the old `len`. So the spare slots `0 .. added` are all
+        // SAFETY: `Blocks::len` starts at 0 and grows only in `put_word`, `put_words` and
+        // `put_run`: by one right after writing the spare slot at the old `len`; by `at`
+        // after writing the spare slots `len + o .. len + o + 8` for each `o` it took,
+        // where each `o` is the number of values kept so far, at most the slots written
+        // before it; by the `written` of `extract_words`, which initialized the slots
+        // `..written` of the spare capacity past the old `len`; or by `n` after writing
+        // the spare slots `len .. len + whole` and then `len + whole .. len + n` (when
+        // `whole < n`: `whole` is `n` rounded up to 16 or down to 16). So the spare slots `0 .. added` are all
         // written (the vector's length did not change meanwhile: `Blocks` holds it
         // borrowed), and each lies inside the spare capacity, so `len + added` is within
         // the capacity.
