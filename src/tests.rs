@@ -1314,10 +1314,15 @@ fn golden_files_on_this_byte_order() {
 /// and 64 bits (the kernel's store boundaries), cursors moved from either end first, and
 /// vectors with exactly enough room (the last words then take the narrower paths).
 #[test]
-#[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn bitset_extraction_matches_at_every_level() {
     use crate::container::{Container, iter::ContainerIter};
     let _guard = FORCE.lock();
+    // Interpreted, every level is the baseline.
+    let levels = if cfg!(miri) {
+        &CPU_LEVELS[..1]
+    } else {
+        &CPU_LEVELS[..]
+    };
     let mut next = xorshift(0x5851_F42D_4C95_7F2D);
     let mut sets: Vec<Vec<u16>> = [1, 64, 3000, 16_000, 33_000, 60_000]
         .iter()
@@ -1341,6 +1346,11 @@ fn bitset_extraction_matches_at_every_level() {
             .collect(),
     );
     sets.push((0..=u16::MAX).collect());
+    if cfg!(miri) {
+        // Interpreted: a sparse and a half-full bitset.
+        sets.drain(1..5);
+        sets.truncate(2);
+    }
     for lows in &sets {
         let (_, words, _) = kinds_of(lows);
         let b: &crate::cast::BitsetLE = words.as_slice().try_into().unwrap();
@@ -1357,7 +1367,7 @@ fn bitset_extraction_matches_at_every_level() {
                         .map(|&v| high | u32::from(v)),
                 )
                 .collect();
-            for level in CPU_LEVELS {
+            for &level in levels {
                 cap(level);
                 for exact in [false, true] {
                     let mut it = ContainerIter::new(Container::Bitset(b));
@@ -1427,13 +1437,23 @@ fn array_extraction_matches_at_every_level() {
 /// whole containers, into vectors with exactly enough room (the last run's blocks then
 /// stop short) and with spare room.
 #[test]
-#[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn run_extraction_matches_at_every_level() {
     use crate::container::{Container, extract};
     let _guard = FORCE.lock();
+    // Interpreted, every level is the baseline.
+    let levels = if cfg!(miri) {
+        &CPU_LEVELS[..1]
+    } else {
+        &CPU_LEVELS[..]
+    };
     let mut next = xorshift(0x9E6C_63D0_676A_9A99);
     let mut sets: Vec<Vec<u16>> = alloc::vec![(0..=u16::MAX).collect(), alloc::vec![65535]];
-    for max_len in [1, 3, 17, 40, 300, 5000] {
+    let lengths: &[u64] = if cfg!(miri) {
+        &[3, 40]
+    } else {
+        &[1, 3, 17, 40, 300, 5000]
+    };
+    for &max_len in lengths {
         let mut lows = Vec::new();
         let mut at = next(20) as u32;
         while at <= 0xFFFF {
@@ -1443,6 +1463,13 @@ fn run_extraction_matches_at_every_level() {
         }
         sets.push(lows);
     }
+    if cfg!(miri) {
+        // Interpreted: a long run and the first few thousand values of the rest.
+        sets[0].truncate(3000);
+        for lows in &mut sets {
+            lows.retain(|&v| v < 3000 || v == u16::MAX);
+        }
+    }
     for lows in &sets {
         let (_, _, runs) = kinds_of(lows);
         let high = 3 << 16;
@@ -1450,7 +1477,7 @@ fn run_extraction_matches_at_every_level() {
             .into_iter()
             .chain(lows.iter().map(|&v| high | u32::from(v)))
             .collect();
-        for level in CPU_LEVELS {
+        for &level in levels {
             cap(level);
             for exact in [false, true] {
                 let mut out = alloc::vec![9];
