@@ -35,6 +35,14 @@ fn check_queries(bm: &FrozenBitmap64<'_>, model: &BTreeSet<u64>, seed: u64) {
     assert_eq!(bm.max(), values.last().copied());
     assert!(bm.iter().eq(values.iter().copied()));
     assert_eq!(bm.to_vec(), values);
+    // Appended after what the vector held, with and without room.
+    for room in [0, values.len() + 3] {
+        let mut out = Vec::with_capacity(room);
+        out.push(u64::MAX);
+        bm.extend_into(&mut out);
+        assert_eq!(out[0], u64::MAX);
+        assert_eq!(out[1..], values[..]);
+    }
     assert_eq!(bm.iter().fold(0u64, |n, _| n + 1), values.len() as u64);
     let mut rng = Rng(seed);
     let mut probes = vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 32, (1 << 32) - 1];

@@ -379,8 +379,41 @@ impl<'a> FrozenBitmap64<'a> {
         // count cannot ask for more memory than the values actually present need.
         let claimed = usize::try_from(self.len).unwrap_or(usize::MAX);
         let mut v = alloc::vec::Vec::with_capacity(claimed.min(crate::view::FIRST_RESERVATION));
-        v.extend(self.iter());
+        self.extend_into(&mut v);
         v
+    }
+
+    /// Appends the values to `out` in ascending order (keeping what it held): each bucket's
+    /// values taken in batches of 32-bit values (as [`Iter::next_many`] fills them,
+    /// container by container) and widened in one loop; no allocation when `out` has room.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap64, Writer};
+    /// let mut buf = Vec::new();
+    /// Writer::new().write_sorted64([5, 6, 7 << 32], &mut buf)?;
+    /// let mut out = vec![1];
+    /// FrozenBitmap64::from_bytes(&buf)?.extend_into(&mut out);
+    /// assert_eq!(out, [1, 5, 6, 7 << 32]);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    ///
+    /// [`Iter::next_many`]: crate::Iter::next_many
+    #[cfg(feature = "alloc")]
+    pub fn extend_into(&self, out: &mut alloc::vec::Vec<u64>) {
+        // A batch fits a few kilobytes of stack and is long enough that the loop per batch
+        // costs little beside the values.
+        let mut batch = [0u32; 1024];
+        for (key, bucket) in self.buckets() {
+            let high = u64::from(key) << 32;
+            let mut it = bucket.iter();
+            loop {
+                let values = it.next_many(&mut batch);
+                if values.is_empty() {
+                    break;
+                }
+                out.extend(values.iter().map(|&v| high | u64::from(v)));
+            }
+        }
     }
 }
 
