@@ -1382,6 +1382,24 @@ fn bitset_extraction_matches_at_every_level() {
                         out.shrink_to_fit();
                         out.reserve_exact(expected.len() - 2);
                     }
+                    // Or in batches of every size around a word's 64 values (`next_many`).
+                    let batch =
+                        [1, 5, 64, 72, 200, 1000][(front + 2 * back + 7 * level as usize) % 6];
+                    let mut filler = it.clone();
+                    let mut batched = alloc::vec![5, 6];
+                    let mut buf = alloc::vec![0u32; batch];
+                    loop {
+                        let n = filler.fill(high, &mut buf);
+                        if n == 0 {
+                            break;
+                        }
+                        batched.extend_from_slice(&buf[..n]);
+                    }
+                    assert!(
+                        batched == expected,
+                        "batches of {batch}, {} values, cursors {front}/{back}, level {level}",
+                        lows.len()
+                    );
                     it.extend_vec(high, &mut out);
                     assert!(
                         out == expected,

@@ -567,69 +567,7 @@ impl<'a> ContainerIter<'a> {
                 *front += n;
                 n
             }
-            ContainerIter::Bitset {
-                b,
-                fw,
-                fbits,
-                bw,
-                bbits,
-            } => {
-                let mut n = 0;
-                loop {
-                    let base = high | (*fw as u32 * 64);
-                    if buf.len() - n >= 64 + 8 {
-                        // Room for every bit of the word and a byte's slack: a byte at a
-                        // time, its set bits' positions from a table, 8 values stored at
-                        // once whatever the byte holds (those past its count overwritten
-                        // by the next byte's): no branch per value.
-                        let mut w = *fbits;
-                        for byte in 0..8u32 {
-                            let b = (w & 0xFF) as usize;
-                            let dst = &mut buf[n..n + 8];
-                            let pos = &crate::simd::BYTE_POSITIONS[b];
-                            let at = base + byte * 8;
-                            for (d, &p) in dst.iter_mut().zip(pos) {
-                                *d = at + u32::from(p);
-                            }
-                            n += b.count_ones() as usize;
-                            w >>= 8;
-                        }
-                        *fbits = 0;
-                    } else if fbits.count_ones() as usize <= buf.len() - n {
-                        // The whole word: the buffer has room for every bit of it, so no
-                        // check per value.
-                        let mut w = *fbits;
-                        let count = w.count_ones() as usize;
-                        for d in &mut buf[n..n + count] {
-                            *d = base | w.trailing_zeros();
-                            w &= w - 1;
-                        }
-                        n += count;
-                        *fbits = 0;
-                    } else {
-                        while n < buf.len() {
-                            buf[n] = base | fbits.trailing_zeros();
-                            n += 1;
-                            *fbits &= *fbits - 1;
-                        }
-                    }
-                    if fw == bw {
-                        *bbits = *fbits;
-                    }
-                    if *fbits != 0 {
-                        return n; // the buffer is full inside this word
-                    }
-                    if *fw >= *bw {
-                        *fw = *bw + 1;
-                        return n;
-                    }
-                    *fw += 1;
-                    *fbits = if fw == bw { *bbits } else { b[*fw].get() };
-                    if n == buf.len() {
-                        return n;
-                    }
-                }
-            }
+            ContainerIter::Bitset { .. } => fill_bitset(self, high, buf),
             ContainerIter::Run {
                 r,
                 fi,
@@ -816,6 +754,90 @@ impl DoubleEndedIterator for ContainerIter<'_> {
     #[inline]
     fn rfold<B, F: FnMut(B, u16) -> B>(self, init: B, f: F) -> B {
         self.fold_in::<true, B, F>(init, f)
+    }
+}
+
+crate::simd::dispatch! {
+    /// [`ContainerIter::fill`] for a bitset, compiled for each CPU level (the popcounts on
+    /// the CPU's instruction, the byte-table stores as wide as it has).
+    fn fill_bitset(it: &mut ContainerIter<'_>, high: u32, buf: &mut [u32]) -> usize => fill_bitset_impl;
+}
+
+#[inline(always)]
+fn fill_bitset_impl(it: &mut ContainerIter<'_>, high: u32, buf: &mut [u32]) -> usize {
+    let ContainerIter::Bitset {
+        b,
+        fw,
+        fbits,
+        bw,
+        bbits,
+    } = it
+    else {
+        return 0;
+    };
+    let mut n = 0;
+    loop {
+        let base = high | (*fw as u32 * 64);
+        if buf.len() - n >= 64 + 8 {
+            // Room for every bit of the word and a byte's slack: a byte at a
+            // time, its set bits' positions from a table, 8 values stored at
+            // once whatever the byte holds (those past its count overwritten
+            // by the next byte's): no branch per value.
+            let mut w = *fbits;
+            for byte in 0..8u32 {
+                let b = (w & 0xFF) as usize;
+                let dst = &mut buf[n..n + 8];
+                let pos = &crate::simd::BYTE_POSITIONS[b];
+                let at = base + byte * 8;
+                for (d, &p) in dst.iter_mut().zip(pos) {
+                    *d = at + u32::from(p);
+                }
+                n += b.count_ones() as usize;
+                w >>= 8;
+            }
+            *fbits = 0;
+        } else if fbits.count_ones() as usize <= buf.len() - n {
+            // The whole word: the buffer has room for every bit of it, so no
+            // check per value.
+            let mut w = *fbits;
+            let count = w.count_ones() as usize;
+            for d in &mut buf[n..n + count] {
+                *d = base | w.trailing_zeros();
+                w &= w - 1;
+            }
+            n += count;
+            *fbits = 0;
+        } else {
+            while n < buf.len() {
+                buf[n] = base | fbits.trailing_zeros();
+                n += 1;
+                *fbits &= *fbits - 1;
+            }
+        }
+        if fw == bw {
+            *bbits = *fbits;
+        }
+        if *fbits != 0 {
+            return n; // the buffer is full inside this word
+        }
+        if *fw >= *bw {
+            *fw = *bw + 1;
+            return n;
+        }
+        // The whole words before the back one: with AVX-512 a word per step while the
+        // buffer has room for 64 values.
+        if *fw + 1 < *bw {
+            let middle = b.get(*fw + 1..*bw).unwrap_or(&[]);
+            let base = high | ((*fw as u32 + 1) * 64);
+            let (words, written) = crate::simd::words_into(middle, base, &mut buf[n..]);
+            *fw += words;
+            n += written;
+        }
+        *fw += 1;
+        *fbits = if fw == bw { *bbits } else { b[*fw].get() };
+        if n == buf.len() {
+            return n;
+        }
     }
 }
 

@@ -175,5 +175,6 @@ pub(crate) use pack::*;
 #[allow(unused_imports)] // all of it needs `alloc`
 pub(crate) use runs::*;
 pub(crate) use tail::BYTE_POSITIONS;
+pub(crate) use tail::words_into;
 #[cfg(feature = "alloc")]
 pub(crate) use tail::{Blocks, extend_widened};

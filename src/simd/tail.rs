@@ -170,6 +170,26 @@ pub(crate) fn extend_widened(a: &[crate::cast::U16], high: u32, out: &mut Vec<u3
     false
 }
 
+/// Writes `base + 64 i + j` for each set bit `j` of each word `words[i]` into `dst` from
+/// its start with AVX-512 VBMI2, a word at a time while `dst` has room for 64 values.
+/// Returns how many words were done and how many values written; `(0, 0)` where the CPU
+/// lacks it.
+#[inline]
+pub(crate) fn words_into(words: &[U64], base: u32, dst: &mut [u32]) -> (usize, usize) {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if super::x86::has_v4() {
+        // SAFETY: `MaybeUninit<u32>` has the size, alignment and layout of `u32`, so the
+        // cast keeps the slice's length and bounds; `extract_words` only stores `u32`
+        // values into it (never an uninitialized one), so every slot of `dst` stays
+        // initialized.
+        let dst = unsafe { &mut *(core::ptr::from_mut(dst) as *mut [core::mem::MaybeUninit<u32>]) };
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL and VBMI2 and POPCNT.
+        return unsafe { kernels::extract_words(words, base, dst) };
+    }
+    let _ = (words, base, dst);
+    (0, 0)
+}
+
 /// For each byte value, the positions of its set bits in ascending order (the rest 0).
 pub(crate) static BYTE_POSITIONS: [[u8; 8]; 256] = {
     let mut t = [[0u8; 8]; 256];
