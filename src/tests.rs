@@ -687,12 +687,8 @@ fn bitset_extraction_matches_the_values() {
     // No other test may cap the CPU level meanwhile.
     let _guard = FORCE.lock();
     // Each CPU level's extraction (AVX-512, x86-64-v3, baseline; the levels the CPU lacks
-    // run as the highest it has). Interpreted, there is one level: the baseline.
-    let levels = if cfg!(miri) {
-        &CPU_LEVELS[..1]
-    } else {
-        &CPU_LEVELS[..]
-    };
+    // run as the highest it has).
+    let levels = tested_levels();
     for (lows, level) in sets
         .iter()
         .flat_map(|l| levels.iter().map(move |&c| (l, c)))
@@ -777,6 +773,16 @@ fn bitset_extraction_matches_the_values() {
 
 /// The caps of [`cap`]: no cap, no AVX-512, baseline only.
 const CPU_LEVELS: [u8; 3] = [0, 2, BASELINE];
+/// The caps worth a test's time: all of [`CPU_LEVELS`], or under Miri (which runs the
+/// baseline kernels whatever the cap) the first only.
+fn tested_levels() -> &'static [u8] {
+    if cfg!(miri) {
+        &CPU_LEVELS[..1]
+    } else {
+        &CPU_LEVELS[..]
+    }
+}
+
 /// The cap of [`cap`] that forces the baseline kernels.
 const BASELINE: u8 = 1;
 
@@ -1317,12 +1323,7 @@ fn golden_files_on_this_byte_order() {
 fn bitset_extraction_matches_at_every_level() {
     use crate::container::{Container, iter::ContainerIter};
     let _guard = FORCE.lock();
-    // Interpreted, every level is the baseline.
-    let levels = if cfg!(miri) {
-        &CPU_LEVELS[..1]
-    } else {
-        &CPU_LEVELS[..]
-    };
+    let levels = tested_levels();
     let mut next = xorshift(0x5851_F42D_4C95_7F2D);
     let sizes: &[usize] = if cfg!(miri) {
         // Interpreted: two sparse bitsets only.
@@ -1420,33 +1421,18 @@ fn bitset_extraction_matches_at_every_level() {
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn array_extraction_matches_at_every_level() {
-    use crate::container::{Container, extract};
+    use crate::container::Container;
     let _guard = FORCE.lock();
     let lengths = (0..=100).chain([127, 128, 129, 4095, 4096]);
     for len in lengths {
         let lows = random_lows(len as u64 + 3, len);
         let le = as_le(&lows);
-        let high = 0xFFFF_0000;
-        let expected: Vec<u32> = [1, 2, 3]
-            .into_iter()
-            .chain(lows.iter().map(|&v| high | u32::from(v)))
-            .collect();
-        for level in CPU_LEVELS {
-            cap(level);
-            for exact in [false, true] {
-                let mut out = alloc::vec![1, 2, 3];
-                if exact {
-                    out.shrink_to_fit();
-                } else {
-                    out.reserve(5000);
-                }
-                extract::extend(Container::Array(&le), high, &mut out);
-                assert!(
-                    out == expected,
-                    "{len} values, level {level}, exact {exact}"
-                );
-            }
-        }
+        check_extend(
+            Container::Array(&le),
+            0xFFFF_0000,
+            &lows,
+            &alloc::format!("{len} values"),
+        );
     }
     cap(0);
 }
@@ -1456,14 +1442,8 @@ fn array_extraction_matches_at_every_level() {
 /// stop short) and with spare room.
 #[test]
 fn run_extraction_matches_at_every_level() {
-    use crate::container::{Container, extract};
+    use crate::container::Container;
     let _guard = FORCE.lock();
-    // Interpreted, every level is the baseline.
-    let levels = if cfg!(miri) {
-        &CPU_LEVELS[..1]
-    } else {
-        &CPU_LEVELS[..]
-    };
     let mut next = xorshift(0x9E6C_63D0_676A_9A99);
     let mut sets: Vec<Vec<u16>> = alloc::vec![(0..=u16::MAX).collect(), alloc::vec![65535]];
     let lengths: &[u64] = if cfg!(miri) {
@@ -1490,29 +1470,34 @@ fn run_extraction_matches_at_every_level() {
     }
     for lows in &sets {
         let (_, _, runs) = kinds_of(lows);
-        let high = 3 << 16;
-        let expected: Vec<u32> = [9]
-            .into_iter()
-            .chain(lows.iter().map(|&v| high | u32::from(v)))
-            .collect();
-        for &level in levels {
-            cap(level);
-            for exact in [false, true] {
-                let mut out = alloc::vec![9];
-                if exact {
-                    out.shrink_to_fit();
-                } else {
-                    out.reserve(70_000);
-                }
-                extract::extend(Container::Run(&runs), high, &mut out);
-                assert!(
-                    out == expected,
-                    "{} values in {} runs, level {level}, exact {exact}",
-                    lows.len(),
-                    runs.len()
-                );
-            }
-        }
+        let what = alloc::format!("{} values in {} runs", lows.len(), runs.len());
+        check_extend(Container::Run(&runs), 3 << 16, lows, &what);
     }
     cap(0);
+}
+
+/// `extract::extend` of container `c` (holding `lows`) under `high`, at every tested CPU
+/// level, into a vector with exactly the room it needs (the last blocks then take the
+/// narrower paths) and into one with spare room: gives what the vector held, then the
+/// values in order.
+fn check_extend(c: crate::container::Container<'_>, high: u32, lows: &[u16], what: &str) {
+    let held = [1u32, 2, 3];
+    let expected: Vec<u32> = held
+        .iter()
+        .copied()
+        .chain(lows.iter().map(|&v| high | u32::from(v)))
+        .collect();
+    for &level in tested_levels() {
+        cap(level);
+        for exact in [false, true] {
+            let mut out = held.to_vec();
+            if exact {
+                out.shrink_to_fit();
+            } else {
+                out.reserve(lows.len() + 100);
+            }
+            crate::container::extract::extend(c, high, &mut out);
+            assert!(out == expected, "{what}, level {level}, exact room {exact}");
+        }
+    }
 }
