@@ -1,10 +1,11 @@
 //! Bulk extraction: a whole container's values appended to a vector, each kind in its own
 //! way (arrays widened in one loop, runs as ascending fills, bitsets a word at a time in
-//! vector stores), with no cursor to keep.
+//! vector stores), and the rest of a bitset cursor's values the same way.
 
 use alloc::vec::Vec;
 
 use super::Container;
+use super::iter::ContainerIter;
 use crate::cast::{RunLE, U16};
 
 /// Appends `high | low` for every value of `c` to `out`, in stored order.
@@ -57,4 +58,52 @@ fn extend_runs_impl(r: &[RunLE], high: u32, out: &mut Vec<u32>) {
         blocks.put_run(high | run.start(), length(run));
     }
     blocks.finish();
+}
+
+crate::simd::dispatch! {
+    /// [`ContainerIter::extend_vec`] for a bitset, compiled for each CPU level: the
+    /// popcounts run on the CPU's instruction, and the values go straight into the output
+    /// in vector stores (a word's positions compressed with AVX-512, else each byte's 8
+    /// from a table).
+    pub(crate) fn extend_bitset(it: &mut ContainerIter<'_>, high: u32, out: &mut Vec<u32>) -> () => extend_bitset_impl;
+}
+
+#[inline(always)]
+fn extend_bitset_impl(it: &mut ContainerIter<'_>, high: u32, out: &mut Vec<u32>) {
+    // Room for what the bitset holds (popcounts of its words, at most 65,536, whatever its
+    // stored count claims).
+    let count = it.remaining().min(1 << 16) as usize;
+    let ContainerIter::Bitset {
+        b,
+        fw,
+        fbits,
+        bw,
+        bbits,
+    } = it
+    else {
+        return;
+    };
+    if *fw > *bw {
+        return;
+    }
+    let (first, last) = (*fw, *bw);
+    let (front, back) = (*fbits, *bbits);
+    let mut blocks = crate::simd::Blocks::new(out, count);
+    // The cursors' partial words at the ends (the front one when both are in the same
+    // word, as `remaining` counts it), the whole words between them.
+    if front != 0 {
+        blocks.put_word(front, high | (first as u32 * 64));
+    }
+    if last > first {
+        let middle = b.get(first + 1..last).unwrap_or(&[]);
+        blocks.put_words(middle, high | ((first as u32 + 1) * 64));
+        if back != 0 {
+            blocks.put_word(back, high | (last as u32 * 64));
+        }
+    }
+    blocks.finish();
+    // Exhausted, as `next` leaves it.
+    *fw = last + 1;
+    *fbits = 0;
+    *bbits = 0;
 }

@@ -344,7 +344,7 @@ impl<'a> ContainerIter<'a> {
                     out.extend((high | u32::from(first))..=(high | u32::from(last)));
                 }
             }
-            ContainerIter::Bitset { .. } => extend_bitset(self, high, out),
+            ContainerIter::Bitset { .. } => super::extract::extend_bitset(self, high, out),
         }
     }
 
@@ -839,53 +839,4 @@ fn fill_bitset_impl(it: &mut ContainerIter<'_>, high: u32, buf: &mut [u32]) -> u
             return n;
         }
     }
-}
-
-#[cfg(feature = "alloc")]
-crate::simd::dispatch! {
-    /// [`ContainerIter::extend_vec`] for a bitset, compiled for each CPU level: the
-    /// popcounts run on the CPU's instruction and the 8 positions of each byte are widened
-    /// and stored as one vector straight into the output.
-    fn extend_bitset(it: &mut ContainerIter<'_>, high: u32, out: &mut alloc::vec::Vec<u32>) -> () => extend_bitset_impl;
-}
-
-#[cfg(feature = "alloc")]
-#[inline(always)]
-fn extend_bitset_impl(it: &mut ContainerIter<'_>, high: u32, out: &mut alloc::vec::Vec<u32>) {
-    // Room for what the bitset holds (popcounts of its words, at most 65,536, whatever its
-    // stored count claims).
-    let count = it.remaining().min(1 << 16) as usize;
-    let ContainerIter::Bitset {
-        b,
-        fw,
-        fbits,
-        bw,
-        bbits,
-    } = it
-    else {
-        return;
-    };
-    if *fw > *bw {
-        return;
-    }
-    let (first, last) = (*fw, *bw);
-    let (front, back) = (*fbits, *bbits);
-    let mut blocks = crate::simd::Blocks::new(out, count);
-    // The cursors' partial words at the ends (the front one when both are in the same
-    // word, as `remaining` counts it), the whole words between them.
-    if front != 0 {
-        blocks.put_word(front, high | (first as u32 * 64));
-    }
-    if last > first {
-        let middle = b.get(first + 1..last).unwrap_or(&[]);
-        blocks.put_words(middle, high | ((first as u32 + 1) * 64));
-        if back != 0 {
-            blocks.put_word(back, high | (last as u32 * 64));
-        }
-    }
-    blocks.finish();
-    // Exhausted, as `next` leaves it.
-    *fw = last + 1;
-    *fbits = 0;
-    *bbits = 0;
 }
