@@ -175,7 +175,7 @@ pub(crate) fn extend_widened(a: &[crate::cast::U16], high: u32, out: &mut Vec<u3
 /// Returns how many words were done and how many values written; `(0, 0)` where the CPU
 /// lacks it.
 #[inline]
-pub(crate) fn words_into(words: &[U64], base: u32, dst: &mut [u32]) -> (usize, usize) {
+pub(crate) fn words_into(words: &[crate::cast::U64], base: u32, dst: &mut [u32]) -> (usize, usize) {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if super::x86::has_v4() {
         // SAFETY: `MaybeUninit<u32>` has the size, alignment and layout of `u32`, so the
