@@ -139,10 +139,10 @@ impl<'a> Blocks<'a> {
         // before it; by the `written` of `extract_words`, which initialized the slots
         // `..written` of the spare capacity past the old `len`; or by `n` after writing
         // the spare slots `len .. len + whole` and then `len + whole .. len + n` (when
-        // `whole < n`: `whole` is `n` rounded up to 16 or down to 16). So the spare slots `0 .. added` are all
-        // written (the vector's length did not change meanwhile: `Blocks` holds it
-        // borrowed), and each lies inside the spare capacity, so `len + added` is within
-        // the capacity.
+        // `whole < n`: `whole` is `n` rounded up to 16 or down to 16). So the spare slots
+        // `0 .. added` are all written (the vector's length did not change meanwhile:
+        // `Blocks` holds it borrowed), and each lies inside the spare capacity, so
+        // `len + added` is within the capacity.
         unsafe { self.out.set_len(len + added) };
     }
 }
@@ -255,8 +255,9 @@ mod kernels {
     /// together past 16 values, the fourth past 48: at about half density the count
     /// straddles 32, and a branch there would be mispredicted every other word (twice
     /// slower on random half-full bitsets than these spare stores). Exact masked stores
-    /// ran slower (1.15 times with these branches, 1.8 without). Returns how many words were done and how many
-    /// values written: the slots `..written` of `dst` are initialized.
+    /// ran slower (1.15 times with these branches, 1.8 without). Returns how many words
+    /// were done and how many values written: the slots `..written` of `dst` are
+    /// initialized.
     ///
     /// # Safety
     ///
