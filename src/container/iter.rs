@@ -335,7 +335,7 @@ impl<'a> ContainerIter<'a> {
         match self {
             ContainerIter::Array { a, front, back } => {
                 let values = a.get(*front..*back).unwrap_or(&[]);
-                out.extend(values.iter().map(|v| high | u32::from(v.get())));
+                super::extract::extend(Container::Array(values), high, out);
                 *front = *back;
             }
             // Run by run (touching runs as one), as `next_stretch` takes them.
@@ -776,6 +776,9 @@ fn fill_bitset_impl(it: &mut ContainerIter<'_>, high: u32, buf: &mut [u32]) -> u
         return 0;
     };
     let mut n = 0;
+    // Whether to try the AVX-512 word kernel (cleared once it declines with room left:
+    // the CPU lacks it).
+    let mut wide = true;
     loop {
         let base = high | (*fw as u32 * 64);
         if buf.len() - n >= 64 + 8 {
@@ -826,10 +829,11 @@ fn fill_bitset_impl(it: &mut ContainerIter<'_>, high: u32, buf: &mut [u32]) -> u
         }
         // The whole words before the back one: with AVX-512 a word per step while the
         // buffer has room for 64 values.
-        if *fw + 1 < *bw {
+        if wide && *fw + 1 < *bw && buf.len() - n >= 64 {
             let middle = b.get(*fw + 1..*bw).unwrap_or(&[]);
             let base = high | ((*fw as u32 + 1) * 64);
             let (words, written) = crate::simd::words_into(middle, base, &mut buf[n..]);
+            wide = words != 0;
             *fw += words;
             n += written;
         }

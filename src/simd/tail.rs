@@ -109,17 +109,10 @@ impl<'a> Blocks<'a> {
     /// the room) [`put_word`](Self::put_word) by word.
     #[inline(always)]
     pub(crate) fn put_words(&mut self, words: &[U64], base: u32) {
-        #[allow(unused_mut)]
-        let mut done = 0;
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        if super::x86::has_v4() {
-            let spare = self.out.spare_capacity_mut();
-            let dst = spare.get_mut(self.len..).unwrap_or(&mut []);
-            // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL and VBMI2 and POPCNT.
-            let (words_done, written) = unsafe { kernels::extract_words(words, base, dst) };
-            self.len += written;
-            done = words_done;
-        }
+        let spare = self.out.spare_capacity_mut();
+        let dst = spare.get_mut(self.len..).unwrap_or(&mut []);
+        let (done, written) = words_uninit(words, base, dst);
+        self.len += written;
         for (i, w) in words.iter().enumerate().skip(done) {
             let bits = w.get();
             if bits != 0 {
@@ -176,13 +169,23 @@ pub(crate) fn extend_widened(a: &[crate::cast::U16], high: u32, out: &mut Vec<u3
 /// lacks it.
 #[inline]
 pub(crate) fn words_into(words: &[crate::cast::U64], base: u32, dst: &mut [u32]) -> (usize, usize) {
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    // SAFETY: `MaybeUninit<u32>` has the size, alignment and layout of `u32`, so the cast
+    // keeps the slice's length and bounds; `words_uninit` only stores `u32` values into it
+    // (never an uninitialized one), so every slot of `dst` stays initialized.
+    let dst = unsafe { &mut *(core::ptr::from_mut(dst) as *mut [core::mem::MaybeUninit<u32>]) };
+    words_uninit(words, base, dst)
+}
+
+/// [`words_into`] over slots that may be uninitialized: the slots `..written` of `dst` are
+/// initialized on return.
+#[inline]
+fn words_uninit(
+    words: &[crate::cast::U64],
+    base: u32,
+    dst: &mut [core::mem::MaybeUninit<u32>],
+) -> (usize, usize) {
+    #[cfg(all(feature = "alloc", feature = "std", target_arch = "x86_64"))]
     if super::x86::has_v4() {
-        // SAFETY: `MaybeUninit<u32>` has the size, alignment and layout of `u32`, so the
-        // cast keeps the slice's length and bounds; `extract_words` only stores `u32`
-        // values into it (never an uninitialized one), so every slot of `dst` stays
-        // initialized.
-        let dst = unsafe { &mut *(core::ptr::from_mut(dst) as *mut [core::mem::MaybeUninit<u32>]) };
         // SAFETY: `has_v4` confirmed AVX-512 F, BW, VL and VBMI2 and POPCNT.
         return unsafe { kernels::extract_words(words, base, dst) };
     }
