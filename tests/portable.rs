@@ -114,6 +114,20 @@ fn random_sets_match_croaring_bytes() {
 }
 
 #[test]
+fn tiny_containers_take_croarings_kinds() {
+    // 1 to 5 values in each of three containers, consecutive (a run is smaller from 4
+    // values on) or spread out (always an array).
+    for n in 1..=5u32 {
+        for step in [1u32, 2] {
+            let values: Vec<u32> = (0..3u32)
+                .flat_map(|k| (0..n).map(move |i| (k << 16) + 7 + i * step))
+                .collect();
+            check_set(&values, u64::from(n));
+        }
+    }
+}
+
+#[test]
 fn no_offset_header_with_fewer_than_four_run_containers() {
     // 1..=3 containers with a run: cookie 12347 and no offset header.
     for n in 1..=4u32 {

@@ -14,6 +14,9 @@ use crate::view::FrozenBitmap;
 /// Where a container's payload comes from when a bitmap is laid out.
 pub(crate) trait Containers {
     fn n(&self) -> usize;
+    /// The bytes the payloads are borrowed from: payloads that lie back to back there and
+    /// in the output are copied in one piece.
+    fn source(&self) -> &[u8];
     /// Key, kind, cardinality and payload bytes of container `i`. For a run container the
     /// bytes are the runs only; the run count before them is written by `emit`.
     fn get(&self, i: usize) -> (u16, ContainerKind, u32, &[u8]);
@@ -30,6 +33,9 @@ pub(crate) struct Encoded<'a>(pub(crate) &'a Encoder);
 impl Containers for Encoded<'_> {
     fn n(&self) -> usize {
         self.0.metas.len()
+    }
+    fn source(&self) -> &[u8] {
+        &self.0.payload
     }
     #[inline]
     fn get(&self, i: usize) -> (u16, ContainerKind, u32, &[u8]) {
@@ -49,6 +55,9 @@ pub(crate) struct Viewed<'a, 'b>(pub(crate) &'b FrozenBitmap<'a>);
 impl Containers for Viewed<'_, '_> {
     fn n(&self) -> usize {
         self.0.container_count()
+    }
+    fn source(&self) -> &[u8] {
+        self.0.as_bytes()
     }
     #[inline]
     fn get(&self, i: usize) -> (u16, ContainerKind, u32, &[u8]) {
@@ -171,15 +180,82 @@ pub(crate) fn emit<C: Containers, S: Sink>(src: &C, total: usize, checksum: bool
         })
     });
     let mut pos = payload_start(n);
+    let mut pending = Pending::new(src.source());
     for i in 0..n {
         let (_, kind, _, payload) = src.get(i);
         let aligned = align_up(pos, kind.align());
-        sink.zeros(aligned - pos);
-        if kind == ContainerKind::Run {
-            sink.put(&((payload.len() / 4) as u16).to_le_bytes());
+        // Arrays and bitsets that need no padding join the payload before them when they
+        // follow it in the source too; runs get their count in front, so start anew.
+        if aligned != pos || kind == ContainerKind::Run || !pending.join(payload) {
+            pending.flush(sink);
+            sink.zeros(aligned - pos);
+            if kind == ContainerKind::Run {
+                sink.put(&((payload.len() / 4) as u16).to_le_bytes());
+            }
+            pending.start(payload, sink);
         }
-        sink.put(payload);
         pos = aligned + stored_len(kind, payload);
+    }
+    pending.flush(sink);
+}
+
+/// Payloads that lie back to back in a source, not yet copied: sparse bitmaps (one short
+/// array after another) are copied in one piece rather than a call per container.
+pub(crate) struct Pending<'s> {
+    source: &'s [u8],
+    range: Range<usize>,
+}
+
+impl<'s> Pending<'s> {
+    /// Where no payload can follow: `join` never succeeds until `start`.
+    const NOWHERE: Range<usize> = usize::MAX..usize::MAX;
+
+    pub(crate) fn new(source: &'s [u8]) -> Pending<'s> {
+        Pending {
+            source,
+            range: Self::NOWHERE,
+        }
+    }
+
+    /// Where `payload` lies in the source, if it does.
+    #[inline]
+    fn locate(&self, payload: &[u8]) -> Option<Range<usize>> {
+        let at = (payload.as_ptr() as usize).checked_sub(self.source.as_ptr() as usize)?;
+        let range = at..at.checked_add(payload.len())?;
+        (range.end <= self.source.len()).then_some(range)
+    }
+
+    /// Adds `payload` if it starts where the pending bytes end.
+    #[inline]
+    pub(crate) fn join(&mut self, payload: &[u8]) -> bool {
+        match self.locate(payload) {
+            Some(r) if r.start == self.range.end => {
+                self.range.end = r.end;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Makes `payload` the pending bytes (copied at once if it is not in the source).
+    #[inline]
+    pub(crate) fn start<S: Sink>(&mut self, payload: &[u8], sink: &mut S) {
+        match self.locate(payload) {
+            Some(r) => self.range = r,
+            None => {
+                sink.put(payload);
+                self.range = Self::NOWHERE;
+            }
+        }
+    }
+
+    /// Copies the pending bytes.
+    #[inline]
+    pub(crate) fn flush<S: Sink>(&mut self, sink: &mut S) {
+        if let Some(bytes) = self.source.get(self.range.clone()) {
+            sink.put(bytes);
+        }
+        self.range = Self::NOWHERE;
     }
 }
 

@@ -241,10 +241,29 @@ impl Encoder {
     }
 
     /// Encodes the open container (if any) in its canonical kind.
+    #[inline(never)]
     pub(crate) fn close(&mut self) {
+        // Up to 3 values an array is never larger than runs (2 bytes a value against at
+        // least 6): sparse bitmaps close most containers here, without the general path's
+        // run count and bulk copy.
+        const ALWAYS_ARRAY: usize = 3;
         if self.key == NO_KEY {
             return;
         }
+        if !self.in_bits && self.n_lows <= ALWAYS_ARRAY {
+            let start = self.payload.len();
+            for &lo in &self.lows[..self.n_lows] {
+                self.payload.extend_from_slice(&lo.to_le_bytes());
+            }
+            self.record(self.key as u16, ContainerKind::Array, self.card, start);
+            (self.key, self.card, self.n_lows) = (NO_KEY, 0, 0);
+            return;
+        }
+        self.close_any();
+    }
+
+    /// [`close`](Self::close) for any container.
+    fn close_any(&mut self) {
         let start = self.payload.len();
         let kind = if self.in_bits {
             let cap = crate::format::max_canonical_runs(self.card);
