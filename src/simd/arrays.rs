@@ -1,5 +1,5 @@
-//! Sorted `u16` arrays: intersection (and its count) by 8×8 block compares or a 16-wide
-//! scan of the larger array, and counting or listing an array's runs, with their x86
+//! Sorted `u16` arrays: intersection (and its count) by 8×8 block compares (16×16 where
+//! the CPU has a fast VP2INTERSECT) or a 16-wide scan of the larger array, and counting or listing an array's runs, with their x86
 //! kernels beside the safe wrappers.
 
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
@@ -12,6 +12,12 @@ use crate::cast::U16;
 /// `None` if the CPU lacks the features (the caller then merges in scalar code).
 #[inline]
 pub(crate) fn intersect_count_u16(a: &[U16], b: &[U16]) -> Option<u64> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_fast_vp2intersect() {
+        // SAFETY: `has_fast_vp2intersect` confirmed AVX-512 F, BW and VL, VP2INTERSECT,
+        // AVX2 and POPCNT on this CPU.
+        return Some(unsafe { kernels::intersect_count_u16_wide(a, b) });
+    }
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v3() {
         // SAFETY: `has_v3` confirmed SSSE3/SSE4 (implied by AVX2) and POPCNT on this CPU.
@@ -56,6 +62,13 @@ pub(crate) fn scan_u16(small: &[U16], large: &[U16], out: &mut alloc::vec::Vec<u
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn intersect_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_fast_vp2intersect() {
+        // SAFETY: `has_fast_vp2intersect` confirmed AVX-512 F, BW, VL and VBMI2,
+        // VP2INTERSECT, AVX2 and POPCNT on this CPU.
+        unsafe { kernels::intersect_u16_wide(a, b, out) };
+        return true;
+    }
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v3() {
         // SAFETY: `has_v3` confirmed SSSE3/SSE4 (implied by AVX2) and POPCNT on this CPU.
@@ -435,5 +448,36 @@ mod kernels {
         let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
         // SAFETY: this function's own requirements (AVX2 and POPCNT) are the callee's.
         n + unsafe { scan_count_u16(small, large) }
+    }
+
+    /// See [`super::intersect_u16`]: [`blocks16`], each pair's matching lanes compressed
+    /// to the front and stored whole (the room is reserved).
+    #[cfg(feature = "alloc")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vp2intersect,popcnt")]
+    pub(super) unsafe fn intersect_u16_wide(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
+        let start = out.len();
+        out.resize(start + a.len().min(b.len()) + 16, 0);
+        let dst = &mut out[start..];
+        let mut k = 0;
+        // Each value of either array matches at most once, so `k <= min(a, b)` and the
+        // 16 slots stored from `k` lie inside `dst`. Unsorted or repeated values (a
+        // corrupt payload) can match more than once: a pair with no room left is dropped.
+        blocks16(a, b, |va, _, found, _| {
+            if let Some(slot) = dst.get_mut(k..k + 16) {
+                let kept = _mm256_maskz_compress_epi16(found, va);
+                // SAFETY: `slot` is 16 `u16`, 32 bytes, exactly what is stored; unaligned.
+                unsafe { _mm256_storeu_si256(slot.as_mut_ptr().cast::<__m256i>(), kept) };
+                k += found.count_ones() as usize;
+            }
+        });
+        out.truncate(start + k);
+    }
+
+    /// See [`super::intersect_count_u16`]: [`blocks16`], counting the matches.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vp2intersect,popcnt")]
+    pub(super) unsafe fn intersect_count_u16_wide(a: &[U16], b: &[U16]) -> u64 {
+        let mut n = 0u64;
+        blocks16(a, b, |_, _, found, _| n += u64::from(found.count_ones()));
+        n
     }
 }

@@ -28,11 +28,19 @@ pub(crate) fn union_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) ->
     false
 }
 
-/// Appends `a − b` (sorted `u16` arrays) to `out` with SSE block compares; `false` (and
-/// nothing appended) if the CPU lacks the features.
+/// Appends `a − b` (sorted `u16` arrays) to `out` with SSE block compares (16×16 where the
+/// CPU has a fast VP2INTERSECT); `false` (and nothing appended) if the CPU lacks the
+/// features.
 #[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn difference_u16(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_fast_vp2intersect() {
+        // SAFETY: `has_fast_vp2intersect` confirmed AVX-512 F, BW, VL and VBMI2,
+        // VP2INTERSECT and POPCNT on this CPU.
+        unsafe { kernels::difference_u16_wide(a, b, out) };
+        return true;
+    }
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     if x86::has_v3() {
         // SAFETY: `has_v3` confirmed SSSE3/SSE4.1 (implied by AVX2) and POPCNT on this CPU.
@@ -508,7 +516,23 @@ mod kernels {
                 }
             }
         }
-        for &v in &head[..head_len] {
+        k = finish_difference(a, b, (i, j, k), &head[..head_len], dst);
+        out.truncate(start + k);
+    }
+
+    /// The scalar end of the block differences: `head` (the unmatched lanes of a block of
+    /// `a` cut short when `b` ran out of blocks; before `a[i..]`) and `a[i..]`, less the
+    /// values of `b[j..]`, stored from `dst[k]` on; returns the index past the last.
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn finish_difference(
+        a: &[U16],
+        b: &[U16],
+        (mut i, mut j, mut k): (usize, usize, usize),
+        head: &[u16],
+        dst: &mut [u16],
+    ) -> usize {
+        for &v in head {
             while j < b.len() && b[j].get() < v {
                 j += 1;
             }
@@ -527,7 +551,52 @@ mod kernels {
         for (d, v) in dst[k..].iter_mut().zip(&a[i..]) {
             *d = v.get();
         }
-        k += a.len() - i;
+        k + a.len() - i
+    }
+
+    /// [`difference_u16`] by [`blocks16`]: the lanes of a block of `a` found in the
+    /// blocks of `b` that overlap it are gathered, and when the block is done its other
+    /// lanes are compressed to the front and stored whole; where `b` runs out, the rest of
+    /// `a` is copied.
+    #[cfg(feature = "alloc")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vp2intersect,popcnt")]
+    pub(super) unsafe fn difference_u16_wide(a: &[U16], b: &[U16], out: &mut alloc::vec::Vec<u16>) {
+        let start = out.len();
+        out.resize(start + a.len() + 16, 0);
+        let dst = &mut out[start..];
+        let mut k = 0;
+        // The lanes of the current block of `a` found so far, a bit each.
+        let mut found_so_far = 0u16;
+        // Each block of 16 keeps at most 16, so `k` is at most the values of `a` before
+        // the block stored, and the 16 slots from `k` lie inside `dst`.
+        let mut keep = |va: __m256i, kept: u16, dst: &mut [u16]| {
+            if let Some(slot) = dst.get_mut(k..k + 16) {
+                let v = _mm256_maskz_compress_epi16(kept, va);
+                // SAFETY: `slot` is 16 `u16`, 32 bytes, exactly what is stored; unaligned.
+                unsafe { _mm256_storeu_si256(slot.as_mut_ptr().cast::<__m256i>(), v) };
+                k += kept.count_ones() as usize;
+            }
+        };
+        let i = blocks16(a, b, |va, valid, found, done| {
+            found_so_far |= found;
+            if done {
+                keep(va, valid & !found_so_far, dst);
+                found_so_far = 0;
+            }
+        });
+        if let Some(rest) = a.get(i..).filter(|r| !r.is_empty()) {
+            // `b` ran out under block `i`: its lanes not found yet, then the rest of `a`.
+            let (head, tail) = rest.split_at(rest.len().min(16));
+            let valid = mask_below(head.len()) as u16;
+            // SAFETY: `head` holds `head.len()` values, the lanes under `valid`; a masked
+            // load does not touch the others; unaligned; `U16` is two plain bytes.
+            let va = unsafe { _mm256_maskz_loadu_epi16(valid, head.as_ptr().cast()) };
+            keep(va, valid & !found_so_far, dst);
+            if let Some(slots) = dst.get_mut(k..k + tail.len()) {
+                crate::cast::copy_u16s(slots, tail);
+                k += tail.len();
+            }
+        }
         out.truncate(start + k);
     }
 

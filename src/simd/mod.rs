@@ -1,11 +1,13 @@
-//! Runtime CPU-feature dispatch, the x86 SIMD kernels, and one inline-assembly step in two
-//! forms (`bit_op`, and `bit_op_bmi2` where the CPU has BMI2): with the memory map of
-//! `BitmapFile::open`, all of the crate's `unsafe` code. Four kinds live here, each block
-//! with its `// SAFETY:` proof: calls of `#[target_feature]` functions after the run-time
-//! check of those features; the x86 kernels (`x86_kernels`), whose intrinsics read and
-//! write through raw pointers into slices whose lengths they check first; the
-//! assembly step, which sets a bit of a bitset at an index below its length; and the
-//! length of a vector set over the spare slots that `tail::Blocks` has written.
+//! Runtime CPU-feature dispatch, the x86 SIMD kernels, and two inline-assembly steps: a
+//! bitset's bit operation in two forms (`bit_op`, and `bit_op_bmi2` where the CPU has
+//! BMI2), and VP2INTERSECT (`x86_util::lanes_found`, whose intrinsic is not stable). With
+//! the memory map of `BitmapFile::open`, all of the crate's `unsafe` code. Four kinds live
+//! here, each block with its `// SAFETY:` proof: calls of `#[target_feature]` functions
+//! after the run-time check of those features; the x86 kernels (`x86_kernels`), whose
+//! intrinsics read and write through raw pointers into slices whose lengths they check
+//! first; the assembly steps, one setting a bit of a bitset at an index below its length,
+//! the other comparing two registers; and the length of a vector set over the spare slots
+//! that `tail::Blocks` has written.
 //!
 //! Hot kernels are written once, in safe Rust, as `#[inline(always)]` functions, and
 //! compiled up to three times by [`dispatch!`]: for the baseline target, inside a function
@@ -28,6 +30,9 @@ pub(crate) mod x86 {
     static CAP: AtomicU8 = AtomicU8::new(0);
     /// 0: not yet detected, 1: the CPU is AMD's, 2: another vendor's (set with `LEVEL`).
     static AMD: AtomicU8 = AtomicU8::new(0);
+    /// 0: not yet detected, 1: the CPU has AVX-512 VP2INTERSECT, 2: it has not (set with
+    /// `LEVEL`).
+    static VP2INTERSECT: AtomicU8 = AtomicU8::new(0);
 
     /// The level of the x86-64-v3 kernels.
     pub(crate) const V3: u8 = 2;
@@ -59,6 +64,15 @@ pub(crate) mod x86 {
     #[inline(always)]
     pub(crate) fn has_v4() -> bool {
         level() >= V4
+    }
+
+    /// Whether the AVX-512 kernels may run and the CPU has a fast VP2INTERSECT (all pairs
+    /// of two vectors of 16 `u32` compared in one instruction): AMD's, from its fifth Zen
+    /// generation. Intel's one implementation (Tiger Lake) takes tens of cycles, slower
+    /// than the 8×8 string compares it would replace.
+    #[inline(always)]
+    pub(crate) fn has_fast_vp2intersect() -> bool {
+        has_v4() && VP2INTERSECT.load(Ordering::Relaxed) == 1 && is_amd()
     }
 
     /// Whether the CPU is AMD's (vendor string `AuthenticAMD`), for the kernels whose
@@ -97,6 +111,8 @@ pub(crate) mod x86 {
             && std::is_x86_feature_detected!("avx512vl")
             && std::is_x86_feature_detected!("avx512vbmi2")
             && std::is_x86_feature_detected!("avx512vpopcntdq");
+        let vp2intersect = std::is_x86_feature_detected!("avx512vp2intersect");
+        VP2INTERSECT.store(if vp2intersect { 1 } else { 2 }, Ordering::Relaxed);
         let level = 1 + u8::from(v3) + u8::from(v4);
         LEVEL.store(level, Ordering::Relaxed);
         level

@@ -19,7 +19,6 @@ pub(super) unsafe fn load8(s: &[U16], k: usize) -> __m128i {
 }
 
 /// The mask of the lanes below `count` (at most 32).
-#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(super) fn mask_below(count: usize) -> u32 {
     u32::MAX.checked_shr(32 - count as u32).unwrap_or(0)
@@ -151,6 +150,108 @@ pub(super) fn blocks(
             }
             // SAFETY: `j + 8 <= b.len()` just checked.
             vb = unsafe { load8(b, j) };
+        }
+    }
+}
+
+/// A bit for each lane of `a` equal to some lane of `b` (all 16×16 pairs of 32-bit
+/// lanes): one VP2INTERSECT, through inline assembly (its intrinsic is not stable).
+/// The instruction writes a pair of mask registers, `k6` for `a` and `k7` for `b`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vp2intersect")]
+pub(super) fn lanes_found(a: __m512i, b: __m512i) -> u16 {
+    let found: u16;
+    // SAFETY: this function runs only where its target features, VP2INTERSECT and
+    // AVX-512 F, are present: it is called from code compiled with them, reached through
+    // an `unsafe` call after `has_fast_vp2intersect` found them on this CPU. The
+    // instruction reads only its two vector registers, writes only `k6` and `k7` (both
+    // declared), touches no memory and no stack, and leaves the flags alone.
+    unsafe {
+        core::arch::asm!(
+            "vp2intersectd k6, {a}, {b}",
+            a = in(zmm_reg) a,
+            b = in(zmm_reg) b,
+            out("k6") found,
+            out("k7") _,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    found
+}
+
+/// Lanes of a widened block past the end of the array: above any `u16`, and different
+/// for the two arrays, so that they match nothing.
+const PAD_A: i32 = 0x1_0000;
+const PAD_B: i32 = 0x1_0001;
+
+/// The block of `s` from index `k`: its up to 16 values, the mask of the lanes that hold
+/// one, and the same widened to 32-bit lanes (the others set to `pad`, above any `u16`).
+///
+/// # Safety
+///
+/// `k < s.len()`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn load_block(s: &[U16], k: usize, pad: i32) -> (__m256i, u16, __m512i) {
+    debug_assert!(k < s.len());
+    let valid = mask_below((s.len() - k).min(16)) as u16;
+    // SAFETY: the caller guarantees `k < s.len()`: the lanes under `valid` lie inside
+    // `s`, and a masked load does not touch the others; unaligned; `U16` is two plain
+    // little-endian bytes.
+    let v = unsafe { _mm256_maskz_loadu_epi16(valid, s.as_ptr().add(k).cast()) };
+    (
+        v,
+        valid,
+        _mm512_mask_cvtepu16_epi32(_mm512_set1_epi32(pad), valid, v),
+    )
+}
+
+/// Block compares of two sorted arrays 16×16 values at a time, one VP2INTERSECT a pair
+/// ([`lanes_found`]): calls `on_pair(va, valid, found, done)` with the block of `a`, the
+/// mask of its lanes that hold a value (all 16 but at the end), those found in the block
+/// of `b`, and whether this is the block's last compare (no later block of `b` can
+/// match it); advances the block with the smaller maximum (both if equal). Blocks at the
+/// ends are partial, padded with values that match nothing, so no scalar tail is left.
+/// A value of `a` matches at most one of `b`, and later blocks of `b` hold larger values,
+/// so each match is reported once. Returns the index of the block of `a` that `b` ran out
+/// under (its lanes found so far were reported), or `a.len()` or more if every block of
+/// `a` is done.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vp2intersect")]
+pub(super) fn blocks16(
+    a: &[U16],
+    b: &[U16],
+    mut on_pair: impl FnMut(__m256i, u16, u16, bool),
+) -> usize {
+    let (mut i, mut j) = (0usize, 0usize);
+    if a.is_empty() || b.is_empty() {
+        return i;
+    }
+    // SAFETY: `i < a.len()` and `j < b.len()`: checked above, and before each later load.
+    let ((mut na, mut valid, mut wa), mut wb) =
+        unsafe { (load_block(a, i, PAD_A), load_block(b, j, PAD_B).2) };
+    loop {
+        let found = lanes_found(wa, wb);
+        let amax = a[(i + 15).min(a.len() - 1)].get();
+        let bmax = b[(j + 15).min(b.len() - 1)].get();
+        on_pair(na, valid, found, amax <= bmax);
+        // Advance by branches, as in `blocks`: predicted, the next loads start before
+        // this turn's comparison is known.
+        if amax <= bmax {
+            i += 16;
+            if i >= a.len() {
+                return i;
+            }
+            // SAFETY: `i < a.len()` just checked.
+            (na, valid, wa) = unsafe { load_block(a, i, PAD_A) };
+        }
+        if bmax <= amax {
+            j += 16;
+            if j >= b.len() {
+                return i;
+            }
+            // SAFETY: `j < b.len()` just checked.
+            wb = unsafe { load_block(b, j, PAD_B).2 };
         }
     }
 }
