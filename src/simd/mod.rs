@@ -30,8 +30,8 @@ pub(crate) mod x86 {
     static CAP: AtomicU8 = AtomicU8::new(0);
     /// 0: not yet detected, 1: the CPU is AMD's, 2: another vendor's (set with `LEVEL`).
     static AMD: AtomicU8 = AtomicU8::new(0);
-    /// 0: not yet detected, 1: the CPU has AVX-512 VP2INTERSECT, 2: it has not (set with
-    /// `LEVEL`).
+    /// 0: not yet detected, 1: the CPU is AMD's and has AVX-512 VP2INTERSECT, 2: not
+    /// (set with `LEVEL`; see `has_fast_vp2intersect`).
     static VP2INTERSECT: AtomicU8 = AtomicU8::new(0);
 
     /// The level of the x86-64-v3 kernels.
@@ -72,7 +72,7 @@ pub(crate) mod x86 {
     /// than the 8×8 string compares it would replace.
     #[inline(always)]
     pub(crate) fn has_fast_vp2intersect() -> bool {
-        has_v4() && VP2INTERSECT.load(Ordering::Relaxed) == 1 && is_amd()
+        has_v4() && VP2INTERSECT.load(Ordering::Relaxed) == 1
     }
 
     /// Whether the CPU is AMD's (vendor string `AuthenticAMD`), for the kernels whose
@@ -111,7 +111,7 @@ pub(crate) mod x86 {
             && std::is_x86_feature_detected!("avx512vl")
             && std::is_x86_feature_detected!("avx512vbmi2")
             && std::is_x86_feature_detected!("avx512vpopcntdq");
-        let vp2intersect = std::is_x86_feature_detected!("avx512vp2intersect");
+        let vp2intersect = amd && std::is_x86_feature_detected!("avx512vp2intersect");
         VP2INTERSECT.store(if vp2intersect { 1 } else { 2 }, Ordering::Relaxed);
         let level = 1 + u8::from(v3) + u8::from(v4);
         LEVEL.store(level, Ordering::Relaxed);
