@@ -603,11 +603,11 @@ impl<'a> ContainerIter<'a> {
     }
 }
 
-impl Iterator for ContainerIter<'_> {
-    type Item = u16;
-
-    #[inline]
-    fn next(&mut self) -> Option<u16> {
+impl ContainerIter<'_> {
+    /// [`next`](Iterator::next), always inlined: the per-value step that `Iter::next`
+    /// keeps inline wherever it is compiled (a `dyn Iterator`'s `next` included).
+    #[inline(always)]
+    pub(crate) fn step(&mut self) -> Option<u16> {
         match self {
             ContainerIter::Array { a, front, back } => {
                 if front < back {
@@ -671,21 +671,9 @@ impl Iterator for ContainerIter<'_> {
         }
     }
 
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.remaining() as usize;
-        (n, Some(n))
-    }
-
-    /// Internal iteration: one tight loop per kind instead of a `next` call per value.
-    #[inline]
-    fn fold<B, F: FnMut(B, u16) -> B>(self, init: B, f: F) -> B {
-        self.fold_in::<false, B, F>(init, f)
-    }
-}
-
-impl DoubleEndedIterator for ContainerIter<'_> {
-    #[inline]
-    fn next_back(&mut self) -> Option<u16> {
+    /// [`next_back`](DoubleEndedIterator::next_back), always inlined (see [`step`](Self::step)).
+    #[inline(always)]
+    pub(crate) fn step_back(&mut self) -> Option<u16> {
         match self {
             ContainerIter::Array { a, front, back } => {
                 if front < back {
@@ -748,6 +736,33 @@ impl DoubleEndedIterator for ContainerIter<'_> {
                 Some(v as u16)
             }
         }
+    }
+}
+
+impl Iterator for ContainerIter<'_> {
+    type Item = u16;
+
+    #[inline]
+    fn next(&mut self) -> Option<u16> {
+        self.step()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.remaining() as usize;
+        (n, Some(n))
+    }
+
+    /// Internal iteration: one tight loop per kind instead of a `next` call per value.
+    #[inline]
+    fn fold<B, F: FnMut(B, u16) -> B>(self, init: B, f: F) -> B {
+        self.fold_in::<false, B, F>(init, f)
+    }
+}
+
+impl DoubleEndedIterator for ContainerIter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u16> {
+        self.step_back()
     }
 
     /// Internal iteration from the back: one tight descending loop per kind.

@@ -32,7 +32,7 @@ impl<'a> Iter<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn open(&self, i: usize) -> (u32, ContainerIter<'a>) {
         (
             u32::from(self.dir.key(i)) << 16,
@@ -348,21 +348,18 @@ impl Iterator for Iter<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<u32> {
-        loop {
-            if let Some((high, it)) = &mut self.front {
-                if let Some(lo) = it.next() {
-                    return Some(*high | u32::from(lo));
-                }
-                self.front = None;
-            }
-            if self.next_front < self.next_back {
-                self.front = Some(self.open(self.next_front));
-                self.next_front += 1;
-                continue;
-            }
-            let (high, it) = self.back.as_mut()?;
-            return it.next().map(|lo| *high | u32::from(lo));
+        // The step within the open container comes first and is always inline, also
+        // where this `next` is not inlined into its caller (a `dyn Iterator`, a large
+        // program): one call per value at most, not one into the container's iterator
+        // as well (`iter_dyn` 1.3–2.4 times faster). The container's opening is inline
+        // too: returned through memory, its iterator was read back wider than written,
+        // which stalled every switch.
+        if let Some((high, it)) = &mut self.front
+            && let Some(lo) = it.step()
+        {
+            return Some(*high | u32::from(lo));
         }
+        self.next_container()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -392,6 +389,49 @@ impl Iterator for Iter<'_> {
 impl DoubleEndedIterator for Iter<'_> {
     #[inline]
     fn next_back(&mut self) -> Option<u32> {
+        // As `next`: the step within the open container first, always inline.
+        if let Some((high, it)) = &mut self.back
+            && let Some(lo) = it.step_back()
+        {
+            return Some(*high | u32::from(lo));
+        }
+        self.next_back_container()
+    }
+
+    /// Internal iteration from the back (`rev()` with `sum`, `for_each`, `fold`...):
+    /// container by container, each in one tight loop.
+    #[inline]
+    fn rfold<B, F: FnMut(B, u32) -> B>(self, init: B, f: F) -> B {
+        self.rfold_values(init, f)
+    }
+}
+
+impl Iter<'_> {
+    /// [`next`](Iterator::next) once the front container has no value left (or none is
+    /// open): opens the next one and takes its first value, or takes the back container's.
+    #[inline(always)]
+    fn next_container(&mut self) -> Option<u32> {
+        loop {
+            if let Some((high, it)) = &mut self.front {
+                if let Some(lo) = it.next() {
+                    return Some(*high | u32::from(lo));
+                }
+                self.front = None;
+            }
+            if self.next_front < self.next_back {
+                self.front = Some(self.open(self.next_front));
+                self.next_front += 1;
+                continue;
+            }
+            let (high, it) = self.back.as_mut()?;
+            return it.next().map(|lo| *high | u32::from(lo));
+        }
+    }
+
+    /// [`next_back`](DoubleEndedIterator::next_back) once the back container has no value
+    /// left (or none is open).
+    #[inline(always)]
+    fn next_back_container(&mut self) -> Option<u32> {
         loop {
             if let Some((high, it)) = &mut self.back {
                 if let Some(lo) = it.next_back() {
@@ -409,15 +449,6 @@ impl DoubleEndedIterator for Iter<'_> {
         }
     }
 
-    /// Internal iteration from the back (`rev()` with `sum`, `for_each`, `fold`...):
-    /// container by container, each in one tight loop.
-    #[inline]
-    fn rfold<B, F: FnMut(B, u32) -> B>(self, init: B, f: F) -> B {
-        self.rfold_values(init, f)
-    }
-}
-
-impl Iter<'_> {
     /// The back container's values, then the unopened ones' and the front one's, each in
     /// one tight descending loop (the internal iteration of `rev()`).
     #[inline]
