@@ -201,7 +201,7 @@ pub(crate) fn emit<C: Containers, S: Sink>(src: &C, total: usize, checksum: bool
 
 /// Payloads that lie back to back in a source, not yet copied: sparse bitmaps (one short
 /// array after another) are copied in one piece rather than a call per container.
-pub(crate) struct Pending<'s> {
+struct Pending<'s> {
     source: &'s [u8],
     range: Range<usize>,
 }
@@ -210,7 +210,7 @@ impl<'s> Pending<'s> {
     /// Where no payload can follow: `join` never succeeds until `start`.
     const NOWHERE: Range<usize> = usize::MAX..usize::MAX;
 
-    pub(crate) fn new(source: &'s [u8]) -> Pending<'s> {
+    fn new(source: &'s [u8]) -> Pending<'s> {
         Pending {
             source,
             range: Self::NOWHERE,
@@ -227,7 +227,7 @@ impl<'s> Pending<'s> {
 
     /// Adds `payload` if it starts where the pending bytes end.
     #[inline]
-    pub(crate) fn join(&mut self, payload: &[u8]) -> bool {
+    fn join(&mut self, payload: &[u8]) -> bool {
         match self.locate(payload) {
             Some(r) if r.start == self.range.end => {
                 self.range.end = r.end;
@@ -239,7 +239,7 @@ impl<'s> Pending<'s> {
 
     /// Makes `payload` the pending bytes (copied at once if it is not in the source).
     #[inline]
-    pub(crate) fn start<S: Sink>(&mut self, payload: &[u8], sink: &mut S) {
+    fn start<S: Sink>(&mut self, payload: &[u8], sink: &mut S) {
         match self.locate(payload) {
             Some(r) => self.range = r,
             None => {
@@ -251,7 +251,7 @@ impl<'s> Pending<'s> {
 
     /// Copies the pending bytes.
     #[inline]
-    pub(crate) fn flush<S: Sink>(&mut self, sink: &mut S) {
+    fn flush<S: Sink>(&mut self, sink: &mut S) {
         if let Some(bytes) = self.source.get(self.range.clone()) {
             sink.put(bytes);
         }
