@@ -120,9 +120,9 @@ pub(crate) fn count_runs_u16_capped(values: &[U16], cap: u32) -> u32 {
 
 /// Writes the boundaries of the maximal runs of `values` into `dst`, 32 values per step
 /// with AVX-512 (see `kernels::array_runs_u16_wide`): each run's first value, then one
-/// past its last (wrapping to 0 after 65535), as [`bitset_positions`] writes a bitset's;
-/// returns how many it wrote, fewer if `dst` is too short.
-/// the encoder's `array_runs_into` turns them into runs. `None` (nothing written)
+/// past its last (wrapping to 0 after 65535), as `pack::bitset_positions` writes a
+/// bitset's; returns how many it wrote, fewer if `dst` is too short. The encoder's
+/// `array_runs_into` turns them into runs. `None` (nothing written)
 /// if the CPU lacks the features or `values` is short, where the caller's scalar loop is as
 /// fast as the call.
 #[cfg(feature = "alloc")]

@@ -75,7 +75,7 @@ pub(super) fn lane_mask(m: __m128i) -> usize {
 
 /// `a` and `b` without a first value 0, and whether each had one. A value 0, possible
 /// only first in a sorted array, is settled by the caller, so that block compares can
-/// take 0 for the end of a block ([`match_nonzero`]).
+/// take 0 for the end of a block ([`match_nonzero_bits`]).
 #[inline(always)]
 pub(super) fn without_zero<'a, 'b>(
     a: &'a [U16],

@@ -15,7 +15,7 @@ pub(super) struct Grouping<'w, 'v> {
 impl<'v> Grouping<'_, 'v> {
     /// Calls `f` with each key that some view has, in increasing order, and that key's
     /// containers (each with its stored cardinality, in the views' order); returns the
-    /// sum of what `f` returned. `plan` from [`Writer::plan_group`] over the same views;
+    /// sum of what `f` returned. `plan` from [`Engine::plan_group`] over the same views;
     /// the cursors at each view's first container.
     pub(super) fn for_each_key(
         &mut self,
@@ -109,8 +109,8 @@ impl<'v> Grouping<'_, 'v> {
     }
 }
 
-/// How [`Writer::group_many`] finds each key's containers (from
-/// [`Writer::plan_group`]).
+/// How [`Engine::group_many`] finds each key's containers (from
+/// [`Engine::plan_group`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Plan {
     /// The smallest key of any view.
