@@ -671,7 +671,8 @@ impl ContainerIter<'_> {
         }
     }
 
-    /// [`next_back`](DoubleEndedIterator::next_back), always inlined (see [`step`](Self::step)).
+    /// [`next_back`](DoubleEndedIterator::next_back), always inlined (see
+    /// [`step`](Self::step)).
     #[inline(always)]
     pub(crate) fn step_back(&mut self) -> Option<u16> {
         match self {

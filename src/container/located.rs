@@ -5,9 +5,10 @@ use crate::cast::{self, U16};
 use crate::container::{Container, EMPTY};
 
 /// Where a container lies, not yet made a [`Container`]: its kind's code (0 array,
-/// 1 bitset, 2 run, 3 none: [`ContainerKind::code`](crate::format::ContainerKind::code)), the offset of its payload in `body`
-/// and its stored cardinality. A kernel over two containers matches the pair of codes
-/// once, where two [`Container`]s would be matched for each kind and then for the pair.
+/// 1 bitset, 2 run, 3 none: [`ContainerKind::code`](crate::format::ContainerKind::code)),
+/// the offset of its payload in `body` and its stored cardinality. A kernel over two
+/// containers matches the pair of codes once, where two [`Container`]s would be matched
+/// for each kind and then for the pair.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Located<'a> {
     pub(crate) body: &'a [u8],

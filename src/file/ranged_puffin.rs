@@ -122,7 +122,8 @@ impl<S: RangeSource> RangedPuffinFile<S> {
     /// The frame of deletion-vector blob `i`, read in one request and checked as
     /// [`PuffinFile::deletion_vector`](crate::PuffinFile::deletion_vector) checks it (type,
     /// no compression, structure, the `cardinality` property); open it with
-    /// [`DeletionVector::from_bytes`](crate::DeletionVector::from_bytes) (no check again needed for its structure).
+    /// [`DeletionVector::from_bytes`](crate::DeletionVector::from_bytes) (no check again
+    /// needed for its structure).
     ///
     /// # Errors
     ///

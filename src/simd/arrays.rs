@@ -1,6 +1,6 @@
 //! Sorted `u16` arrays: intersection (and its count) by 8×8 block compares (16×16 where
-//! the CPU has a fast VP2INTERSECT) or a 16-wide scan of the larger array, and counting or listing an array's runs, with their x86
-//! kernels beside the safe wrappers.
+//! the CPU has a fast VP2INTERSECT) or a 16-wide scan of the larger array, and counting
+//! or listing an array's runs, with their x86 kernels beside the safe wrappers.
 
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 #[allow(unused_imports)]

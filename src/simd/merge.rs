@@ -518,23 +518,7 @@ mod kernels {
                 }
             }
         }
-        k = finish_difference(a, b, (i, j, k), &head[..head_len], dst);
-        out.truncate(start + k);
-    }
-
-    /// The scalar end of the block differences: `head` (the unmatched lanes of a block of
-    /// `a` cut short when `b` ran out of blocks; before `a[i..]`) and `a[i..]`, less the
-    /// values of `b[j..]`, stored from `dst[k]` on; returns the index past the last.
-    #[cfg(feature = "alloc")]
-    #[inline(always)]
-    fn finish_difference(
-        a: &[U16],
-        b: &[U16],
-        (mut i, mut j, mut k): (usize, usize, usize),
-        head: &[u16],
-        dst: &mut [u16],
-    ) -> usize {
-        for &v in head {
+        for &v in &head[..head_len] {
             while j < b.len() && b[j].get() < v {
                 j += 1;
             }
@@ -553,7 +537,8 @@ mod kernels {
         for (d, v) in dst[k..].iter_mut().zip(&a[i..]) {
             *d = v.get();
         }
-        k + a.len() - i
+        k += a.len() - i;
+        out.truncate(start + k);
     }
 
     /// [`difference_u16`] by [`blocks16`]: the lanes of a block of `a` found in the

@@ -411,42 +411,38 @@ impl Iter<'_> {
     /// open): opens the next one and takes its first value, or takes the back container's.
     #[inline(always)]
     fn next_container(&mut self) -> Option<u32> {
-        loop {
-            if let Some((high, it)) = &mut self.front {
-                if let Some(lo) = it.next() {
-                    return Some(*high | u32::from(lo));
-                }
-                self.front = None;
+        // `next` found the front container exhausted (or none open): not asked again.
+        while self.next_front < self.next_back {
+            self.front = Some(self.open(self.next_front));
+            self.next_front += 1;
+            // A container with no value (only in unchecked views) is passed over.
+            if let Some((high, it)) = &mut self.front
+                && let Some(lo) = it.next()
+            {
+                return Some(*high | u32::from(lo));
             }
-            if self.next_front < self.next_back {
-                self.front = Some(self.open(self.next_front));
-                self.next_front += 1;
-                continue;
-            }
-            let (high, it) = self.back.as_mut()?;
-            return it.next().map(|lo| *high | u32::from(lo));
         }
+        self.front = None;
+        let (high, it) = self.back.as_mut()?;
+        it.next().map(|lo| *high | u32::from(lo))
     }
 
     /// [`next_back`](DoubleEndedIterator::next_back) once the back container has no value
     /// left (or none is open).
     #[inline(always)]
     fn next_back_container(&mut self) -> Option<u32> {
-        loop {
-            if let Some((high, it)) = &mut self.back {
-                if let Some(lo) = it.next_back() {
-                    return Some(*high | u32::from(lo));
-                }
-                self.back = None;
+        while self.next_front < self.next_back {
+            self.next_back -= 1;
+            self.back = Some(self.open(self.next_back));
+            if let Some((high, it)) = &mut self.back
+                && let Some(lo) = it.next_back()
+            {
+                return Some(*high | u32::from(lo));
             }
-            if self.next_front < self.next_back {
-                self.next_back -= 1;
-                self.back = Some(self.open(self.next_back));
-                continue;
-            }
-            let (high, it) = self.front.as_mut()?;
-            return it.next_back().map(|lo| *high | u32::from(lo));
         }
+        self.back = None;
+        let (high, it) = self.front.as_mut()?;
+        it.next_back().map(|lo| *high | u32::from(lo))
     }
 
     /// The back container's values, then the unopened ones' and the front one's, each in
