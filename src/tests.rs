@@ -1501,3 +1501,61 @@ fn check_extend(c: crate::container::Container<'_>, high: u32, lows: &[u16], wha
         }
     }
 }
+
+#[test]
+fn windowed_searches_match_the_model_around_their_windows() {
+    use crate::cast::RunLE;
+    use crate::container::Container;
+    // Lengths on both sides of the vector windows (16 values, 8 runs) and of the
+    // halvings that end on them; every low part probed near each stored one.
+    for len in (0..=40).chain([63, 64, 65, 127, 129, 300]) {
+        for seed in 0..3 {
+            let values = random_lows(seed * 101 + len as u64, len);
+            let le = as_le(&values);
+            let probes: Vec<u16> = values
+                .iter()
+                .flat_map(|&v| [v.wrapping_sub(1), v, v.wrapping_add(1)])
+                .chain([0, 1, 65534, 65535])
+                .collect();
+            for &lo in &probes {
+                let want = values.binary_search(&lo).is_ok();
+                assert_eq!(Container::Array(&le).contains(lo), want, "array {len} {lo}");
+            }
+            // The same values as runs of 1 to 3, and one run clamped at 65535 as a
+            // corrupt payload would state it (longer than the container).
+            let mut runs = Vec::new();
+            let mut model = Vec::new();
+            for (k, &v) in values.iter().enumerate() {
+                let extra = (k % 3) as u16;
+                if runs
+                    .last()
+                    .is_some_and(|r: &RunLE| r.end() + 1 >= u32::from(v))
+                {
+                    continue;
+                }
+                runs.push(RunLE {
+                    start: crate::cast::U16::new(v),
+                    len_minus_one: crate::cast::U16::new(extra),
+                });
+                model.extend(
+                    (u32::from(v)..=u32::from(v) + u32::from(extra)).filter(|&x| x <= 0xFFFF),
+                );
+            }
+            if let Some(last) = runs.last_mut() {
+                last.len_minus_one = crate::cast::U16::new(65535);
+                let start = last.start();
+                model.retain(|&x| x < start);
+                model.extend(start..=0xFFFF);
+            }
+            for &lo in &probes {
+                let want = model.binary_search(&u32::from(lo)).is_ok();
+                assert_eq!(
+                    Container::Run(&runs).contains(lo),
+                    want,
+                    "runs {} {lo}",
+                    runs.len()
+                );
+            }
+        }
+    }
+}

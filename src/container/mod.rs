@@ -41,12 +41,9 @@ impl<'a> Container<'a> {
     #[inline]
     pub(crate) fn contains(&self, lo: u16) -> bool {
         match self {
-            Container::Array(a) => a.binary_search_by(|x| x.get().cmp(&lo)).is_ok(),
+            Container::Array(a) => array_contains(a, lo),
             Container::Bitset(b) => (b[usize::from(lo >> 6)].get() >> (lo & 63)) & 1 != 0,
-            Container::Run(r) => {
-                let i = r.partition_point(|x| x.start.get() <= lo);
-                i > 0 && u32::from(lo) <= r[i - 1].end()
-            }
+            Container::Run(r) => runs_contain(r, lo),
         }
     }
 
@@ -195,4 +192,55 @@ pub(crate) fn payload_bytes<'a>(c: &Container<'a>) -> &'a [u8] {
 #[allow(dead_code)] // used only where the x86-64 kernels are compiled
 pub(crate) fn has_bitset(a: Container<'_>, b: Container<'_>) -> bool {
     matches!(a, Container::Bitset(_)) || matches!(b, Container::Bitset(_))
+}
+
+/// Runs compared at once at the end of [`runs_contain`]'s search (32 bytes).
+const RUN_WINDOW: usize = 8;
+
+/// Whether one of the sorted runs holds `lo`: a branch-free search down to [`RUN_WINDOW`]
+/// runs, then one vector comparison of a window that holds them.
+#[inline]
+fn runs_contain(runs: &[RunLE], lo: u16) -> bool {
+    let holds = |found: bool, r: &RunLE| {
+        found | (u32::from(lo).wrapping_sub(r.start()) <= u32::from(r.len_minus_one.get()))
+    };
+    let Some(last) = runs.len().checked_sub(RUN_WINDOW) else {
+        return runs.iter().fold(false, holds);
+    };
+    let mut base = 0;
+    let mut size = runs.len();
+    while size > RUN_WINDOW {
+        let half = size / 2;
+        let mid = base + half;
+        base = core::hint::select_unpredictable(runs[mid].start.get() <= lo, mid, base);
+        size -= half;
+    }
+    let at = base.min(last);
+    runs[at..at + RUN_WINDOW].iter().fold(false, holds)
+}
+
+/// Values compared at once at the end of [`array_contains`]'s search: one 32-byte vector
+/// (two SSE2 compares); below it the comparison replaces the search's last four steps.
+const WINDOW: usize = 16;
+
+/// Whether the sorted array holds `lo`: a branch-free search down to [`WINDOW`] values,
+/// then one vector comparison of a window that holds them, which replaces the search's
+/// last, serially dependent steps.
+#[inline]
+fn array_contains(a: &[U16], lo: u16) -> bool {
+    let Some(last) = a.len().checked_sub(WINDOW) else {
+        return a.binary_search_by(|x| x.get().cmp(&lo)).is_ok();
+    };
+    let mut base = 0;
+    let mut size = a.len();
+    while size > WINDOW {
+        let half = size / 2;
+        let mid = base + half;
+        base = core::hint::select_unpredictable(a[mid].get() <= lo, mid, base);
+        size -= half;
+    }
+    let at = base.min(last);
+    a[at..at + WINDOW]
+        .iter()
+        .fold(false, |found, x| found | (x.get() == lo))
 }
