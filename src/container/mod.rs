@@ -204,19 +204,36 @@ fn runs_contain(runs: &[RunLE], lo: u16) -> bool {
     let holds = |found: bool, r: &RunLE| {
         found | (u32::from(lo).wrapping_sub(r.start()) <= u32::from(r.len_minus_one.get()))
     };
-    let Some(last) = runs.len().checked_sub(RUN_WINDOW) else {
-        return runs.iter().fold(false, holds);
-    };
+    if runs.len() < RUN_WINDOW {
+        // A short list: every run compared, the last one standing in for the missing
+        // ones, so that nothing branches on their number.
+        return match runs {
+            [] => false,
+            [run] => holds(false, run),
+            [.., _] => {
+                let last = runs.len() - 1;
+                (0..RUN_WINDOW).fold(false, |found, k| holds(found, &runs[k.min(last)]))
+            }
+        };
+    }
+    let at = narrow(runs, RUN_WINDOW, |r| r.start.get() <= lo);
+    runs[at..at + RUN_WINDOW].iter().fold(false, holds)
+}
+
+/// The start of a `window` of `items` (`1 <= window <= items.len()`; 0 when there are no
+/// items) that holds the last item for which `at_or_before` holds, if any: a branch-free
+/// binary search that stops when `window` items remain.
+#[inline(always)]
+fn narrow<T>(items: &[T], window: usize, at_or_before: impl Fn(&T) -> bool) -> usize {
     let mut base = 0;
-    let mut size = runs.len();
-    while size > RUN_WINDOW {
+    let mut size = items.len();
+    while size > window {
         let half = size / 2;
         let mid = base + half;
-        base = core::hint::select_unpredictable(runs[mid].start.get() <= lo, mid, base);
+        base = core::hint::select_unpredictable(at_or_before(&items[mid]), mid, base);
         size -= half;
     }
-    let at = base.min(last);
-    runs[at..at + RUN_WINDOW].iter().fold(false, holds)
+    base.min(items.len().saturating_sub(window))
 }
 
 /// Values compared at once at the end of [`array_contains`]'s search: one 32-byte vector
@@ -228,18 +245,10 @@ const WINDOW: usize = 16;
 /// last, serially dependent steps.
 #[inline]
 fn array_contains(a: &[U16], lo: u16) -> bool {
-    let Some(last) = a.len().checked_sub(WINDOW) else {
+    if a.len() < WINDOW {
         return a.binary_search_by(|x| x.get().cmp(&lo)).is_ok();
-    };
-    let mut base = 0;
-    let mut size = a.len();
-    while size > WINDOW {
-        let half = size / 2;
-        let mid = base + half;
-        base = core::hint::select_unpredictable(a[mid].get() <= lo, mid, base);
-        size -= half;
     }
-    let at = base.min(last);
+    let at = narrow(a, WINDOW, |x| x.get() <= lo);
     a[at..at + WINDOW]
         .iter()
         .fold(false, |found, x| found | (x.get() == lo))
