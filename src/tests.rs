@@ -1520,6 +1520,8 @@ fn windowed_searches_match_the_model_around_their_windows() {
             for &lo in &probes {
                 let want = values.binary_search(&lo).is_ok();
                 assert_eq!(Container::Array(&le).contains(lo), want, "array {len} {lo}");
+                let rank = values.partition_point(|&v| v <= lo) as u32;
+                assert_eq!(Container::Array(&le).rank(lo), rank, "array rank {len} {lo}");
             }
             // The same values as runs of 1 to 3, and one run clamped at 65535 as a
             // corrupt payload would state it (longer than the container).

@@ -50,7 +50,7 @@ impl<'a> Container<'a> {
     /// The number of values `<= lo`.
     pub(crate) fn rank(&self, lo: u16) -> u32 {
         match self {
-            Container::Array(a) => a.partition_point(|x| x.get() <= lo) as u32,
+            Container::Array(a) => array_rank(a, lo),
             Container::Bitset(b) => {
                 let w = usize::from(lo >> 6);
                 let full = count::count_words(&b[..w]);
@@ -252,4 +252,19 @@ fn array_contains(a: &[U16], lo: u16) -> bool {
     a[at..at + WINDOW]
         .iter()
         .fold(false, |found, x| found | (x.get() == lo))
+}
+
+/// The number of values `<= lo` in the sorted array: the search of [`array_contains`], then
+/// the window's values counted at once.
+#[inline]
+fn array_rank(a: &[U16], lo: u16) -> u32 {
+    if a.len() < WINDOW {
+        return a.partition_point(|x| x.get() <= lo) as u32;
+    }
+    // Every value before the window is `<= lo` and every value after it `> lo`.
+    let at = narrow(a, WINDOW, |x| x.get() <= lo);
+    at as u32
+        + a[at..at + WINDOW]
+            .iter()
+            .fold(0, |n, x| n + u32::from(x.get() <= lo))
 }

@@ -449,11 +449,20 @@ impl<'a> FrozenBitmap<'a> {
     /// assert_eq!((bitmap.rank(9), bitmap.rank(10), bitmap.rank(25)), (0, 1, 2));
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
+    #[inline]
     pub fn rank(&self, value: u32) -> u64 {
+        // As in `contains`: the key search inline, the container's count out of line.
         match self.dir.find((value >> 16) as u16) {
-            Ok(i) => self.dir.cum(i) + u64::from(self.dir.container(i).rank(value as u16)),
+            Ok(i) => self.container_rank(i, value as u16),
             Err(i) => self.dir.cum(i),
         }
+    }
+
+    /// The number of values `<= join(key(i), lo)` (the out-of-line half of
+    /// [`rank`](Self::rank)).
+    #[inline(never)]
+    fn container_rank(&self, i: usize, lo: u16) -> u64 {
+        self.dir.cum(i) + u64::from(self.dir.container(i).rank(lo))
     }
 
     /// The `n`-th smallest value (0-based), or `None` if there are `n` values or fewer.
