@@ -1521,7 +1521,11 @@ fn windowed_searches_match_the_model_around_their_windows() {
                 let want = values.binary_search(&lo).is_ok();
                 assert_eq!(Container::Array(&le).contains(lo), want, "array {len} {lo}");
                 let rank = values.partition_point(|&v| v <= lo) as u32;
-                assert_eq!(Container::Array(&le).rank(lo), rank, "array rank {len} {lo}");
+                assert_eq!(
+                    Container::Array(&le).rank(lo),
+                    rank,
+                    "array rank {len} {lo}"
+                );
             }
             // The same values as runs of 1 to 3, and one run clamped at 65535 as a
             // corrupt payload would state it (longer than the container).
@@ -1559,5 +1563,56 @@ fn windowed_searches_match_the_model_around_their_windows() {
                 );
             }
         }
+    }
+}
+
+/// The directory check of many-container bitmaps (a vector pass, then the walk only for a
+/// bitmap it rejects) accepts exactly what the walk accepts, under every single-byte
+/// change of the header, the directory and the run counts, and every truncation.
+#[test]
+#[cfg_attr(miri, ignore)] // thousands of parses; no unsafe code of its own
+fn many_container_check_agrees_with_the_walk() {
+    use crate::view::open::{parse, parse_with_layout};
+    // 80 containers: arrays of 1 to 40 values, runs, and three bitsets.
+    let mut values = Vec::new();
+    for key in 0..80u32 {
+        let base = key << 16;
+        match key % 9 {
+            0 if key < 27 => values.extend((0..40_000).step_by(7).map(|v| base + v)),
+            1 | 4 => values.extend((0..5).flat_map(|r| base + r * 100..base + r * 100 + 30)),
+            _ => values.extend((0..=key % 40).map(|v| base + v * 3)),
+        }
+    }
+    let bytes = encode(&values, false);
+    assert!(parse(&bytes).is_ok() && parse_with_layout(&bytes).is_ok());
+    #[cfg(feature = "std")]
+    let _force = FORCE.lock().unwrap_or_else(|e| e.into_inner());
+    let agree = |b: &[u8], what: &str| {
+        for &level in tested_levels() {
+            cap(level);
+            assert_eq!(parse(b).is_ok(), parse_with_layout(b).is_ok(), "{what}");
+        }
+        cap(0);
+    };
+    let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
+    let run_counts: Vec<usize> = (0..bm.container_count())
+        .filter(|&i| bm.dir.locate(i).code == 2)
+        .map(|i| bm.dir.offset(i))
+        .collect();
+    assert!(run_counts.len() > 10);
+    let dir_end = 16 + 12 * bm.container_count();
+    let places = (0..dir_end).chain(run_counts.iter().flat_map(|&o| [o, o + 1]));
+    for pos in places {
+        for change in [1u8, 4, 0x80, 0xFF] {
+            let mut b = bytes.clone();
+            b[pos] ^= change;
+            agree(&b, &alloc::format!("byte {pos} ^ {change:#x}"));
+        }
+        let mut b = bytes.clone();
+        b[pos] = 0;
+        agree(&b, &alloc::format!("byte {pos} = 0"));
+    }
+    for len in (0..bytes.len()).rev().step_by(97) {
+        agree(&bytes[..len], &alloc::format!("first {len} bytes"));
     }
 }

@@ -94,7 +94,19 @@ fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     }
     let body = &bytes[..total - trailer];
     let dir = frozen_dir(body, n).ok_or_else(|| Error::malformed("directory", HEADER_LEN))?;
-
+    if !LAYOUT && n >= VECTOR_WALK && directory_holds(&dir, dir_end) {
+        return Ok(Parsed {
+            bm: FrozenBitmap {
+                bytes: &bytes[..total],
+                dir: Directory::Frozen(dir),
+                checked: true,
+            },
+            len: total,
+            canonical_layout: false,
+            has_bitset: false,
+        });
+    }
+    // The walk that names the first fault (or, with `LAYOUT`, learns the layout).
     let mut prev_key: i64 = -1;
     let (mut canonical_layout, mut has_bitset) = (true, false);
     let mut pos = dir_end;
@@ -193,6 +205,96 @@ fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
         canonical_layout,
         has_bitset,
     })
+}
+
+/// From this many containers on, [`directory_holds`] checks the directory before the walk:
+/// below it, the walk's branches (all predicted on a valid bitmap) cost less than the
+/// vector pass's setup and call.
+const VECTOR_WALK: usize = 64;
+
+crate::simd::dispatch! {
+    /// [`directory_holds_impl`], compiled for each CPU level (its first pass is vector code).
+    fn directory_holds(dir: &FrozenDir<'_>, dir_end: usize) -> bool => directory_holds_impl;
+}
+
+/// Whether the directory passes every check of [`parse_bitmap`]'s walk (keys, kinds,
+/// alignment, payload bounds and order, cardinalities, run counts, cumulative counts, the
+/// length). Each check compares neighbouring entries, so the first pass has no chain from
+/// one container to the next and compiles to vector code; run containers, whose length is
+/// in their payload, get a second pass. A bitmap it rejects goes through the walk, which
+/// says why.
+#[inline(always)]
+fn directory_holds_impl(dir: &FrozenDir<'_>, dir_end: usize) -> bool {
+    let FrozenDir {
+        keys,
+        cards,
+        descs,
+        cums,
+        body,
+    } = *dir;
+    let (Some(first), Some(last)) = (descs.first(), descs.last()) else {
+        return body.len() == dir_end;
+    };
+    let n = keys.len();
+    if cards.len() != n || descs.len() != n || cums.len() != n {
+        return false;
+    }
+    // Payload length of an array or bitset; 0 for a run (checked in the second pass).
+    let fixed_len = |desc: u32, card: u32| match desc & 3 {
+        0 => 2 * card,
+        1 => 8192,
+        _ => 0,
+    };
+    let entry_ok = |desc: u32, card: u32| {
+        let code = desc & 3;
+        let align_mask = if code == 1 { 63 } else { 1 };
+        code != 3 && (desc >> 2) & align_mask == 0 && (code != 0 || card <= ARRAY_MAX)
+    };
+    let mut ok = cums[0].get() == 0 && (first.get() >> 2) as usize >= dir_end;
+    let mut runs = u32::from(first.get() & 3 == 2);
+    ok &= entry_ok(first.get(), u32::from(cards[0].get()) + 1);
+    let pairs = keys[..n - 1]
+        .iter()
+        .zip(&keys[1..])
+        .zip(cards[..n - 1].iter().zip(&cards[1..]))
+        .zip(descs[..n - 1].iter().zip(&descs[1..]))
+        .zip(cums[..n - 1].iter().zip(&cums[1..]));
+    for (((keys, cards), descs), cums) in pairs {
+        let (d0, d1) = (descs.0.get(), descs.1.get());
+        let c0 = u32::from(cards.0.get()) + 1;
+        let c1 = u32::from(cards.1.get()) + 1;
+        ok &= keys.1.get() > keys.0.get();
+        ok &= entry_ok(d1, c1);
+        ok &= (d1 >> 2) >= (d0 >> 2) + fixed_len(d0, c0);
+        ok &= u64::from(cums.1.get()) == u64::from(cums.0.get()) + u64::from(c0);
+        runs += u32::from(d1 & 3 == 2);
+    }
+    if !ok {
+        return false;
+    }
+    let end_of = |i: usize, desc: u32| -> Option<usize> {
+        let off = (desc >> 2) as usize;
+        Some(off + fixed_len(desc, u32::from(cards.get(i)?.get()) + 1) as usize)
+    };
+    let mut end = end_of(n - 1, last.get());
+    if runs > 0 {
+        // Each run container's count, and its payload before the next one (or the end).
+        for (i, desc) in descs.iter().enumerate().filter(|(_, d)| d.get() & 3 == 2) {
+            let off = (desc.get() >> 2) as usize;
+            let count = cast::read_u16(body, off).map_or(0, u32::from);
+            let run_end = off + 2 + 4 * count as usize;
+            let next = descs
+                .get(i + 1)
+                .map_or(usize::MAX, |d| (d.get() >> 2) as usize);
+            if count == 0 || count > MAX_RUNS || run_end > next {
+                return false;
+            }
+            if i == n - 1 {
+                end = Some(run_end);
+            }
+        }
+    }
+    end == Some(body.len())
 }
 
 /// The directory slices for `n` containers; `None` if `body` is too short.
