@@ -175,22 +175,9 @@ impl<'a> FrozenBitmap<'a> {
     /// let err = FrozenBitmap::from_bytes(b"not a bitmap").unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::BadMagic);
     /// ```
+    #[inline]
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FrozenBitmap<'a>, Error> {
-        let open::Parsed { bm, len, .. } = open::parse(bytes)?;
-        if len != bytes.len() {
-            let (field, at) = match bm.format() {
-                Format::Frozen => (
-                    "total length (the slice is longer than the bitmap; use from_prefix)",
-                    12,
-                ),
-                Format::Portable => (
-                    "end of the last container (bytes follow the bitmap; use from_prefix)",
-                    len,
-                ),
-            };
-            return Err(Error::malformed(field, at).values(len as u64, bytes.len() as u64));
-        }
-        Ok(bm)
+        open::parse_exact(bytes)
     }
 
     /// Opens the bitmap at the start of `bytes` and returns it with the bytes that follow.

@@ -1,7 +1,7 @@
 //! Opening a view: the checked, strict and unchecked constructors.
 
-use super::FrozenBitmap;
 use super::dir::{Directory, FrozenDir, PortableDir};
+use super::{Format, FrozenBitmap};
 use crate::cast::{self, U16, U32};
 use crate::container::validate;
 use crate::error::{Error, ErrorKind, expect};
@@ -25,20 +25,43 @@ pub(crate) struct Parsed<'a> {
 /// Structural validation of a frozen bitmap at the start of `bytes`, in O(containers).
 /// Never panics, never allocates. Bytes that start with a portable cookie are parsed as the
 /// portable format instead.
-#[inline]
+#[inline(never)]
 pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     parse_bitmap::<false>(bytes)
+}
+
+/// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. The
+/// view is built here, in the parse's registers, and returned once: built by a call and
+/// copied on, it was read back wider than written (a store-forwarding stall on every open).
+#[inline(never)]
+pub(crate) fn parse_exact(bytes: &[u8]) -> Result<FrozenBitmap<'_>, Error> {
+    let Parsed { bm, len, .. } = parse_bitmap::<false>(bytes)?;
+    if len != bytes.len() {
+        let (field, at) = match bm.format() {
+            Format::Frozen => (
+                "total length (the slice is longer than the bitmap; use from_prefix)",
+                12,
+            ),
+            Format::Portable => (
+                "end of the last container (bytes follow the bitmap; use from_prefix)",
+                len,
+            ),
+        };
+        return Err(Error::malformed(field, at).values(len as u64, bytes.len() as u64));
+    }
+    Ok(bm)
 }
 
 /// [`parse`], also finding out whether the layout is canonical and whether a bitset is
 /// present (for re-encoding; opening a view does not need it).
 #[cfg(feature = "alloc")]
-#[inline]
+#[inline(never)]
 pub(crate) fn parse_with_layout(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     parse_bitmap::<true>(bytes)
 }
 
 /// [`parse`], with the layout checks if `LAYOUT` ([`parse_with_layout`]).
+#[inline(always)]
 fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     if bytes.len() >= 4 && bytes[..4] != MAGIC {
         return match portable_cookie(bytes) {
