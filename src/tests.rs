@@ -1616,3 +1616,55 @@ fn many_container_check_agrees_with_the_walk() {
         agree(&bytes[..len], &alloc::format!("first {len} bytes"));
     }
 }
+
+/// The offset-header check of portable streams (each container's size against the next
+/// stored offset) accepts exactly what the walk accepts, under every single-byte change of
+/// the header, the descriptors, the offsets and the run counts, and every truncation.
+#[test]
+#[cfg_attr(miri, ignore)] // thousands of parses; no unsafe code of its own
+fn portable_offset_check_agrees_with_the_walk() {
+    use crate::view::open::{parse, parse_portable_walk};
+    let with_runs: Vec<u32> = (0..12u32)
+        .flat_map(|key| {
+            let base = key << 16;
+            let runs = (0..4).flat_map(move |r| base + r * 50..base + r * 50 + 20);
+            let array = (0..=key * 3).map(move |v| base + 30_000 + v * 5);
+            let bitset = (0..if key == 5 { 6000 } else { 0 }).map(move |v| base + 40_000 + v * 3);
+            runs.chain(array).chain(bitset)
+        })
+        // The last container a run container too.
+        .chain((12 << 16) + 7..(12 << 16) + 900)
+        .collect();
+    let no_runs: Vec<u32> = (0..6u32)
+        .flat_map(|key| (0..=key * 7).map(move |v| (key << 16) + v * 9))
+        .collect();
+    for values in [with_runs, no_runs] {
+        let mut bytes = Vec::new();
+        Writer::new()
+            .write_portable_sorted(values.iter().copied(), &mut bytes)
+            .unwrap();
+        let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
+        assert_eq!(bm.to_vec(), values);
+        assert!(parse_portable_walk(&bytes).is_ok());
+        let agree = |b: &[u8], what: &str| {
+            assert_eq!(parse(b).is_ok(), parse_portable_walk(b).is_ok(), "{what}");
+        };
+        let n = bm.container_count();
+        let run_counts: Vec<usize> = (0..n)
+            .filter(|&i| bm.dir.locate(i).code == 2)
+            .map(|i| bm.dir.offset(i))
+            .collect();
+        let header_end = bm.dir.offset(0);
+        let places = (0..header_end).chain(run_counts.iter().flat_map(|&o| [o, o + 1]));
+        for pos in places {
+            for change in [1u8, 4, 0x80, 0xFF] {
+                let mut b = bytes.clone();
+                b[pos] ^= change;
+                agree(&b, &alloc::format!("byte {pos} ^ {change:#x}"));
+            }
+        }
+        for len in (0..bytes.len()).rev().step_by(37) {
+            agree(&bytes[..len], &alloc::format!("first {len} bytes"));
+        }
+    }
+}

@@ -273,7 +273,7 @@ impl<'a> DeletionVector<'a> {
 /// Opens magic + bitmap (the part the length field counts): the portable layout after
 /// [`DV_MAGIC`], Delta's native one after [`DV_NATIVE_MAGIC`]; no position may reach 2^63.
 /// Offsets in errors count from the magic.
-#[inline]
+#[inline(always)]
 pub(crate) fn open_body(body: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
     if body.len() < 4 {
         return Err(Error::truncated(

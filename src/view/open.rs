@@ -30,6 +30,14 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     parse_bitmap::<false>(bytes)
 }
 
+/// [`parse`] reduced to the bitmap's cardinality and the bytes it spans (the check of a
+/// 64-bit bitmap's buckets), returned as two numbers rather than a view to be copied.
+#[inline(never)]
+pub(crate) fn parse_len(bytes: &[u8]) -> Result<(u64, usize), Error> {
+    let Parsed { bm, len, .. } = parse_bitmap::<false>(bytes)?;
+    Ok((bm.len(), len))
+}
+
 /// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. The
 /// view is built here, in the parse's registers, and returned once: built by a call and
 /// copied on, it was read back wider than written (a store-forwarding stall on every open).
@@ -404,10 +412,50 @@ fn portable_payload_len(dir: &PortableDir<'_>, i: usize, off: usize) -> Option<(
     Some((payload_len(kind, dir.card(i), u32::from(runs)), runs))
 }
 
+/// The checks of [`parse_portable`]'s walk for a stream with an offset header, made from
+/// the header: each container's size (its run count read where its stored offset says)
+/// must lead to the next stored offset. No size waits for the one before it, as it does in
+/// the walk. Returns the end of the last payload and whether a bitset is present; `None`
+/// if a check fails (or there is no offset header), and the walk then says why.
+#[inline(always)]
+fn offsets_hold(dir: &PortableDir<'_>, off_end: usize) -> Option<(usize, bool)> {
+    let (descs, offsets) = (dir.descs, dir.offsets);
+    let first = offsets.first()?;
+    if descs.len() != offsets.len() {
+        return None;
+    }
+    let mut ok = first.get() as usize == off_end;
+    let mut has_bitset = false;
+    let mut end = 0;
+    let mut prev_key = -1i32;
+    for (i, (desc, off)) in descs.iter().zip(offsets).enumerate() {
+        let key = i32::from(desc.key.get());
+        ok &= key > prev_key;
+        prev_key = key;
+        let off = off.get() as usize;
+        let kind = dir.kind(i);
+        has_bitset |= kind == ContainerKind::Bitset;
+        let runs = if kind == ContainerKind::Run {
+            let runs = cast::read_u16(dir.body, off).map_or(0, u32::from);
+            ok &= runs != 0 && runs <= MAX_RUNS;
+            runs
+        } else {
+            0
+        };
+        end = off + payload_len(kind, dir.card(i), runs);
+        ok &= offsets
+            .get(i + 1)
+            .is_none_or(|next| next.get() as usize == end);
+    }
+    ok &= end <= dir.body.len();
+    ok.then_some((end, has_bitset))
+}
+
 /// Structural validation of a portable (RoaringFormatSpec) stream at the start of `bytes`,
 /// in O(containers). Every count is bounded by the bytes present before it is used, and
 /// an offset header that disagrees with where the containers actually lie is rejected, so
 /// the view and any sequential decoder see the same set.
+#[inline(always)]
 fn parse_portable(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     let Some(h) = portable_cookie(bytes) else {
         return Err(Error::bad_magic(expect::BITMAP, bytes, 0));
@@ -445,6 +493,31 @@ fn parse_portable(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     }
     let mut dir = portable_dir(bytes, h)
         .ok_or_else(|| Error::malformed("container descriptors", h.descs_at))?;
+    if let Some((end, has_bitset)) = offsets_hold(&dir, off_end) {
+        dir.body = &bytes[..end];
+        return Ok(Parsed {
+            bm: FrozenBitmap {
+                bytes: &bytes[..end],
+                dir: Directory::Portable(dir),
+                checked: true,
+            },
+            len: end,
+            canonical_layout: false,
+            has_bitset,
+        });
+    }
+    walk_portable(bytes, h, dir, off_end)
+}
+
+/// The walk over a portable stream's containers that names the first fault (and the only
+/// check of a stream without an offset header): each container where the one before it
+/// ends, its run count read there.
+fn walk_portable<'a>(
+    bytes: &'a [u8],
+    h: PortableHeader,
+    mut dir: PortableDir<'a>,
+    off_end: usize,
+) -> Result<Parsed<'a>, Error> {
     let mut prev_key: i64 = -1;
     let mut has_bitset = false;
     let mut pos = off_end;
@@ -636,4 +709,13 @@ fn check_payloads_impl(bm: &FrozenBitmap<'_>) -> Result<(), Error> {
         pos = off + c.stored_len();
     }
     Ok(())
+}
+
+/// The portable walk alone, for tests that check [`offsets_hold`] against it.
+#[cfg(test)]
+pub(crate) fn parse_portable_walk(bytes: &[u8]) -> Result<(), Error> {
+    let h = portable_cookie(bytes).ok_or_else(|| Error::bad_magic(expect::BITMAP, bytes, 0))?;
+    let off_end = h.descs_at + if h.offsets { 8 } else { 4 } * h.n;
+    let dir = portable_dir(bytes, h).ok_or_else(|| Error::malformed("descriptors", 4))?;
+    walk_portable(bytes, h, dir, off_end).map(|_| ())
 }

@@ -550,7 +550,7 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Op
 /// Checked parse of the 64-bit portable format.
 ///
 /// Also returns the key of the last bucket that holds a value.
-#[inline]
+#[inline(always)]
 pub(crate) fn parse_portable(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Option<u32>), Error> {
     let n = cast::read_u64(bytes, 0)
         .ok_or_else(|| Error::truncated("bucket count", 0, 8, bytes.len() as u64))?;
@@ -579,12 +579,12 @@ pub(crate) fn parse_portable(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Option
         if rest.starts_with(&MAGIC) {
             return Err(Error::bad_magic(expect::BUCKET, rest, at + 4));
         }
-        let parsed = open::parse(rest).map_err(|e| e.shifted(at + 4))?;
-        if !parsed.bm.is_empty() {
+        let (card, bytes_len) = open::parse_len(rest).map_err(|e| e.shifted(at + 4))?;
+        if card != 0 {
             top = Some(key);
         }
-        len += parsed.bm.len();
-        pos += 4 + parsed.len;
+        len += card;
+        pos += 4 + bytes_len;
     }
     if pos != buckets.len() {
         return Err(
