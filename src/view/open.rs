@@ -22,6 +22,29 @@ pub(crate) struct Parsed<'a> {
     pub(crate) has_bitset: bool,
 }
 
+impl<'a> Parsed<'a> {
+    /// A checked view of the first `len` bytes of `bytes`, with what the parse learned.
+    #[inline(always)]
+    fn checked(
+        bytes: &'a [u8],
+        len: usize,
+        dir: Directory<'a>,
+        canonical_layout: bool,
+        has_bitset: bool,
+    ) -> Parsed<'a> {
+        Parsed {
+            bm: FrozenBitmap {
+                bytes: &bytes[..len],
+                dir,
+                checked: true,
+            },
+            len,
+            canonical_layout,
+            has_bitset,
+        }
+    }
+}
+
 /// Structural validation of a frozen bitmap at the start of `bytes`, in O(containers).
 /// Never panics, never allocates. Bytes that start with a portable cookie are parsed as the
 /// portable format instead.
@@ -126,16 +149,13 @@ fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     let body = &bytes[..total - trailer];
     let dir = frozen_dir(body, n).ok_or_else(|| Error::malformed("directory", HEADER_LEN))?;
     if !LAYOUT && n >= VECTOR_WALK && directory_holds(&dir, dir_end) {
-        return Ok(Parsed {
-            bm: FrozenBitmap {
-                bytes: &bytes[..total],
-                dir: Directory::Frozen(dir),
-                checked: true,
-            },
-            len: total,
-            canonical_layout: false,
-            has_bitset: false,
-        });
+        return Ok(Parsed::checked(
+            bytes,
+            total,
+            Directory::Frozen(dir),
+            false,
+            false,
+        ));
     }
     // The walk that names the first fault (or, with `LAYOUT`, learns the layout).
     let mut prev_key: i64 = -1;
@@ -226,16 +246,14 @@ fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
                 .values((pos + trailer) as u64, total as u64),
         );
     }
-    Ok(Parsed {
-        bm: FrozenBitmap {
-            bytes: &bytes[..total],
-            dir: Directory::Frozen(dir),
-            checked: true,
-        },
-        len: total,
+    let dir = Directory::Frozen(dir);
+    Ok(Parsed::checked(
+        bytes,
+        total,
+        dir,
         canonical_layout,
         has_bitset,
-    })
+    ))
 }
 
 /// From this many containers on, [`directory_holds`] checks the directory before the walk:
@@ -495,16 +513,13 @@ fn parse_portable(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
         .ok_or_else(|| Error::malformed("container descriptors", h.descs_at))?;
     if let Some((end, has_bitset)) = offsets_hold(&dir, off_end) {
         dir.body = &bytes[..end];
-        return Ok(Parsed {
-            bm: FrozenBitmap {
-                bytes: &bytes[..end],
-                dir: Directory::Portable(dir),
-                checked: true,
-            },
-            len: end,
-            canonical_layout: false,
+        return Ok(Parsed::checked(
+            bytes,
+            end,
+            Directory::Portable(dir),
+            false,
             has_bitset,
-        });
+        ));
     }
     walk_portable(bytes, h, dir, off_end)
 }
@@ -563,16 +578,13 @@ fn walk_portable<'a>(
         pos = end;
     }
     dir.body = &bytes[..pos];
-    Ok(Parsed {
-        bm: FrozenBitmap {
-            bytes: &bytes[..pos],
-            dir: Directory::Portable(dir),
-            checked: true,
-        },
-        len: pos,
-        canonical_layout: false,
+    Ok(Parsed::checked(
+        bytes,
+        pos,
+        Directory::Portable(dir),
+        false,
         has_bitset,
-    })
+    ))
 }
 
 /// The unchecked constructor for portable bytes: O(1) with an offset header, else a walk
