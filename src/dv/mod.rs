@@ -272,7 +272,9 @@ impl<'a> DeletionVector<'a> {
 
 /// Opens magic + bitmap (the part the length field counts): the portable layout after
 /// [`DV_MAGIC`], Delta's native one after [`DV_NATIVE_MAGIC`]; no position may reach 2^63.
-/// Offsets in errors count from the magic.
+/// Offsets in errors count from the magic. Always inline, with the 64-bit parse: the
+/// view is then built in the caller's frame, where a copy of it out of a call was read
+/// back wider than written (a store-forwarding stall on every open).
 #[inline(always)]
 pub(crate) fn open_body(body: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
     if body.len() < 4 {

@@ -549,7 +549,8 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Op
 
 /// Checked parse of the 64-bit portable format.
 ///
-/// Also returns the key of the last bucket that holds a value.
+/// Also returns the key of the last bucket that holds a value. Always inline, so that the
+/// view is built in the caller's frame (see [`open_body`](crate::dv::open_body)).
 #[inline(always)]
 pub(crate) fn parse_portable(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Option<u32>), Error> {
     let n = cast::read_u64(bytes, 0)
