@@ -516,17 +516,17 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Op
         if body.starts_with(&MAGIC) {
             return Err(Error::bad_magic(expect::BUCKET, body, at + 4));
         }
-        let parsed = open::parse(body).map_err(|e| e.shifted(at + 4))?;
-        if parsed.len != size {
+        let (card, bytes_len) = open::parse_len(body).map_err(|e| e.shifted(at + 4))?;
+        if bytes_len != size {
             return Err(
                 Error::malformed("bucket length (the bitmap ends before it)", at)
-                    .values(parsed.len as u64, size as u64),
+                    .values(bytes_len as u64, size as u64),
             );
         }
-        if !parsed.bm.is_empty() {
+        if card != 0 {
             top = Some(key);
         }
-        len += parsed.bm.len();
+        len += card;
         pos += 4 + size;
     }
     if pos != buckets.len() {
