@@ -992,6 +992,9 @@ fn accelerated_kernels_never_panic_on_unsorted_arrays() {
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn wide_run_fill_matches_the_scalar_fill() {
+    // The kernel's level is read twice (by the fill and by the assertion): no other test
+    // may cap it in between.
+    let _guard = FORCE.lock();
     use crate::bits::fill_bits;
     use crate::cast::{BITSET_WORDS, RunLE, U16};
     let mut wide_used = false;
@@ -1084,6 +1087,9 @@ fn wide_run_fill_matches_the_scalar_fill() {
 #[test]
 #[cfg_attr(miri, ignore)] // uses CPU intrinsics
 fn deferred_fill_flushes_when_full() {
+    // The kernel's level is read twice (by the fill and by the assertion): no other test
+    // may cap it in between.
+    let _guard = FORCE.lock();
     use crate::cast::{BITSET_WORDS, RunLE, U16};
     // Runs 60..=67 of each pair of words: 512 runs, each across two words.
     let runs: Vec<RunLE> = (0..512u16)
