@@ -1638,16 +1638,18 @@ fn many_container_check_agrees_with_the_walk() {
 #[cfg_attr(miri, ignore)] // thousands of parses; no unsafe code of its own
 fn portable_offset_check_agrees_with_the_walk() {
     use crate::view::open::{parse, parse_portable_walk};
-    let with_runs: Vec<u32> = (0..12u32)
+    // 37 containers: two full steps of the 16-container vector check and a tail.
+    let with_runs: Vec<u32> = (0..36u32)
         .flat_map(|key| {
             let base = key << 16;
             let runs = (0..4).flat_map(move |r| base + r * 50..base + r * 50 + 20);
             let array = (0..=key * 3).map(move |v| base + 30_000 + v * 5);
-            let bitset = (0..if key == 5 { 6000 } else { 0 }).map(move |v| base + 40_000 + v * 3);
+            let bitset =
+                (0..if key % 15 == 5 { 6000 } else { 0 }).map(move |v| base + 40_000 + v * 3);
             runs.chain(array).chain(bitset)
         })
         // The last container a run container too.
-        .chain((12 << 16) + 7..(12 << 16) + 900)
+        .chain((36 << 16) + 7..(36 << 16) + 900)
         .collect();
     let no_runs: Vec<u32> = (0..6u32)
         .flat_map(|key| (0..=key * 7).map(move |v| (key << 16) + v * 9))
@@ -1660,6 +1662,8 @@ fn portable_offset_check_agrees_with_the_walk() {
         let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
         assert_eq!(bm.to_vec(), values);
         assert!(parse_portable_walk(&bytes).is_ok());
+        let counted = crate::view::open::parse_len(&bytes).unwrap();
+        assert_eq!(counted, (values.len() as u64, bytes.len()));
         let agree = |b: &[u8], what: &str| {
             assert_eq!(parse(b).is_ok(), parse_portable_walk(b).is_ok(), "{what}");
         };

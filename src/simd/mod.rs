@@ -174,6 +174,7 @@ pub(crate) use dispatch;
 
 mod arrays;
 mod bits;
+mod header;
 mod merge;
 mod pack;
 mod runs;
@@ -184,6 +185,7 @@ mod x86_util;
 pub(crate) use arrays::*;
 #[allow(unused_imports)] // all of it needs `alloc`
 pub(crate) use bits::*;
+pub(crate) use header::portable_offsets_hold;
 #[allow(unused_imports)] // all of it needs `alloc`
 pub(crate) use merge::*;
 #[allow(unused_imports)] // all of it needs `alloc`

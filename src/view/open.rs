@@ -20,6 +20,9 @@ pub(crate) struct Parsed<'a> {
     /// Whether a bitset container is present (the bitmap then wants 64-byte alignment).
     /// Only computed by [`parse_with_layout`].
     pub(crate) has_bitset: bool,
+    /// The cardinality, where the check summed it on the way (the view's `len` otherwise
+    /// sums a portable directory again).
+    pub(crate) known_len: Option<u64>,
 }
 
 impl<'a> Parsed<'a> {
@@ -41,6 +44,7 @@ impl<'a> Parsed<'a> {
             len,
             canonical_layout,
             has_bitset,
+            known_len: None,
         }
     }
 }
@@ -57,8 +61,10 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
 /// 64-bit bitmap's buckets), returned as two numbers rather than a view to be copied.
 #[inline(never)]
 pub(crate) fn parse_len(bytes: &[u8]) -> Result<(u64, usize), Error> {
-    let Parsed { bm, len, .. } = parse_bitmap::<false>(bytes)?;
-    Ok((bm.len(), len))
+    let Parsed {
+        bm, len, known_len, ..
+    } = parse_bitmap::<false>(bytes)?;
+    Ok((known_len.unwrap_or_else(|| bm.len()), len))
 }
 
 /// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. The
@@ -436,8 +442,13 @@ fn portable_payload_len(dir: &PortableDir<'_>, i: usize, off: usize) -> Option<(
 /// the walk. Returns the end of the last payload and whether a bitset is present; `None`
 /// if a check fails (or there is no offset header), and the walk then says why.
 #[inline(always)]
-fn offsets_hold(dir: &PortableDir<'_>, off_end: usize) -> Option<(usize, bool)> {
+fn offsets_hold(dir: &PortableDir<'_>, off_end: usize) -> Option<(usize, bool, Option<u64>)> {
     let (descs, offsets) = (dir.descs, dir.offsets);
+    if let Some(facts) =
+        crate::simd::portable_offsets_hold(descs, dir.run_flags, offsets, dir.body, off_end)
+    {
+        return facts.map(|(end, has_bitset, card)| (end, has_bitset, Some(card)));
+    }
     let first = offsets.first()?;
     if descs.len() != offsets.len() {
         return None;
@@ -468,7 +479,7 @@ fn offsets_hold(dir: &PortableDir<'_>, off_end: usize) -> Option<(usize, bool)> 
             .is_none_or(|next| next.get() as usize == end);
     }
     ok &= end <= dir.body.len();
-    ok.then_some((end, has_bitset))
+    ok.then_some((end, has_bitset, None))
 }
 
 /// Structural validation of a portable (RoaringFormatSpec) stream at the start of `bytes`,
@@ -513,15 +524,12 @@ fn parse_portable(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     }
     let mut dir = portable_dir(bytes, h)
         .ok_or_else(|| Error::malformed("container descriptors", h.descs_at))?;
-    if let Some((end, has_bitset)) = offsets_hold(&dir, off_end) {
+    if let Some((end, has_bitset, known_len)) = offsets_hold(&dir, off_end) {
         dir.body = &bytes[..end];
-        return Ok(Parsed::checked(
-            bytes,
-            end,
-            Directory::Portable(dir),
-            false,
-            has_bitset,
-        ));
+        return Ok(Parsed {
+            known_len,
+            ..Parsed::checked(bytes, end, Directory::Portable(dir), false, has_bitset)
+        });
     }
     walk_portable(bytes, h, dir, off_end)
 }
