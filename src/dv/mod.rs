@@ -75,7 +75,35 @@ impl<'a> DeletionVector<'a> {
     /// `Truncated` or `Malformed` for a length field that disagrees with the bytes,
     /// `BadMagic` for a frame that is not a deletion vector, and the bitmap's errors with
     /// offsets from the start of the frame.
+    #[inline]
     pub fn from_bytes(frame: &'a [u8]) -> Result<DeletionVector<'a>, Error> {
+        match DeletionVector::checked(frame) {
+            Some(dv) => Ok(dv),
+            None => Err(DeletionVector::open_error(frame)),
+        }
+    }
+
+    /// [`from_bytes`](Self::from_bytes) without the error: the checks' answer built once,
+    /// where a `Result` merging every error with the view was moved through memory in
+    /// pieces and read back wider than written.
+    #[inline(never)]
+    fn checked(frame: &'a [u8]) -> Option<DeletionVector<'a>> {
+        DeletionVector::open(frame).ok()
+    }
+
+    /// Why [`from_bytes`](Self::from_bytes) rejects `frame` (which it does).
+    #[cold]
+    #[inline(never)]
+    fn open_error(frame: &[u8]) -> Error {
+        match DeletionVector::open(frame) {
+            Err(e) => e,
+            Ok(_) => Error::malformed("deletion vector", 0),
+        }
+    }
+
+    /// The checks of [`from_bytes`](Self::from_bytes).
+    #[inline(always)]
+    fn open(frame: &'a [u8]) -> Result<DeletionVector<'a>, Error> {
         let Some(size) = cast::read_u32_be(frame, 0) else {
             return Err(Error::truncated(
                 "deletion-vector length",

@@ -58,13 +58,37 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
 }
 
 /// [`parse`] reduced to the bitmap's cardinality and the bytes it spans (the check of a
-/// 64-bit bitmap's buckets), returned as two numbers rather than a view to be copied.
-#[inline(never)]
+/// 64-bit bitmap's buckets). The error, if any, comes from a second, cold parse: the
+/// checks' answer then fits two registers, where a `Result` carrying the error went
+/// through memory and was read back in pieces on every open.
+#[inline]
 pub(crate) fn parse_len(bytes: &[u8]) -> Result<(u64, usize), Error> {
-    let Parsed {
-        bm, len, known_len, ..
-    } = parse_bitmap::<false>(bytes)?;
-    Ok((known_len.unwrap_or_else(|| bm.len()), len))
+    match checked_len(bytes) {
+        (card, len) if len != 0 => Ok((card, len)),
+        _ => Err(parse_error(bytes)),
+    }
+}
+
+/// [`parse_len`]'s checks: the cardinality and the length, or a length of 0 (no bitmap is
+/// shorter than its 4-byte header) if a check fails.
+#[inline(never)]
+fn checked_len(bytes: &[u8]) -> (u64, usize) {
+    match parse_bitmap::<false>(bytes) {
+        Ok(Parsed {
+            bm, len, known_len, ..
+        }) => (known_len.unwrap_or_else(|| bm.len()), len),
+        Err(_) => (0, 0),
+    }
+}
+
+/// Why [`parse`] rejects `bytes` (which it does).
+#[cold]
+#[inline(never)]
+fn parse_error(bytes: &[u8]) -> Error {
+    match parse(bytes) {
+        Err(e) => e,
+        Ok(_) => Error::malformed("bitmap", 0),
+    }
 }
 
 /// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. The

@@ -5,7 +5,7 @@
 use core::fmt;
 use core::ops::RangeInclusive;
 
-use super::{Repr, frozen_bucket, join};
+use super::{BucketLayout, Repr, frozen_bucket, join};
 use crate::cast;
 use crate::view::{FrozenBitmap, Iter, open};
 
@@ -50,14 +50,14 @@ impl<'a> Buckets<'a> {
         pos: usize,
     ) -> Option<(u32, FrozenBitmap<'a>, usize)> {
         let Repr::Portable {
-            buckets, native, ..
+            buckets, layout, ..
         } = *repr
         else {
             return None;
         };
         let field = cast::read_u32(buckets, pos)?;
         let rest = buckets.get(pos + 4..)?;
-        Some(if native {
+        Some(if layout == BucketLayout::Sized {
             let len = (field as usize).min(rest.len());
             (index as u32, open::unchecked(&rest[..len]), 4 + len)
         } else {

@@ -68,11 +68,22 @@ pub(crate) enum Repr<'a> {
         n: usize,
         /// The bytes after the bucket count.
         buckets: &'a [u8],
-        /// Delta Lake's native layout (`RoaringBitmapArray`): each bucket is a `u32` byte
-        /// length and a 32-bit portable bitmap, its key the bucket's index; else the
-        /// portable layout, each bucket a `u32` key and the bitmap.
-        native: bool,
+        /// How each bucket starts.
+        layout: BucketLayout,
     },
+}
+
+/// How a bucket of a 64-bit portable bitmap starts. A word rather than a `bool`: the view
+/// is built in registers and moved in words, and a byte flag among them was stored as a
+/// byte and read back as part of a word, a store-forwarding stall on every open.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u64)]
+pub(crate) enum BucketLayout {
+    /// The portable layout: each bucket a `u32` key and the bitmap.
+    Keyed = 0,
+    /// Delta Lake's native layout (`RoaringBitmapArray`): each bucket a `u32` byte length
+    /// and a 32-bit portable bitmap, its key the bucket's index.
+    Sized = 1,
 }
 
 /// First bytes of a 64-bit frozen bitmap.
@@ -540,7 +551,7 @@ pub(crate) fn parse_delta_native(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Op
         repr: Repr::Portable {
             n: n as usize,
             buckets,
-            native: true,
+            layout: BucketLayout::Sized,
         },
         len,
     };
@@ -598,7 +609,7 @@ pub(crate) fn parse_portable(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Option
         repr: Repr::Portable {
             n,
             buckets,
-            native: false,
+            layout: BucketLayout::Keyed,
         },
         len,
     };
