@@ -58,8 +58,11 @@ pub struct DeletionVector<'a> {
     /// The frame (length field to checksum), or for an inline DV magic and bitmap only.
     frame: &'a [u8],
     bitmap: FrozenBitmap64<'a>,
-    /// Opened by [`from_inline`](DeletionVector::from_inline): no length field, no checksum.
-    inline: bool,
+    /// Where the magic starts in `frame`: 4 after the length field, 0 for an inline DV
+    /// (from [`from_inline`](DeletionVector::from_inline): no length field, no checksum).
+    /// A word, not a flag: callers copy the view in words, and a byte flag among them,
+    /// stored as a byte, stalled the copy.
+    magic_at: usize,
 }
 
 impl<'a> DeletionVector<'a> {
@@ -88,7 +91,16 @@ impl<'a> DeletionVector<'a> {
     /// pieces and read back wider than written.
     #[inline(never)]
     fn checked(frame: &'a [u8]) -> Option<DeletionVector<'a>> {
-        DeletionVector::open(frame).ok()
+        let size = cast::read_u32_be(frame, 0)? as usize;
+        if frame.len() as u64 != size as u64 + 8 {
+            return None;
+        }
+        let bitmap = open_body(&frame[4..4 + size]).ok()?;
+        Some(DeletionVector {
+            frame,
+            bitmap,
+            magic_at: 4,
+        })
     }
 
     /// Why [`from_bytes`](Self::from_bytes) rejects `frame` (which it does).
@@ -132,7 +144,7 @@ impl<'a> DeletionVector<'a> {
         Ok(DeletionVector {
             frame,
             bitmap,
-            inline: false,
+            magic_at: 4,
         })
     }
 
@@ -197,7 +209,7 @@ impl<'a> DeletionVector<'a> {
         Ok(DeletionVector {
             frame: magic_and_bitmap,
             bitmap,
-            inline: true,
+            magic_at: 0,
         })
     }
 
@@ -208,7 +220,7 @@ impl<'a> DeletionVector<'a> {
     ///
     /// `ChecksumMismatch` with the stored and computed values.
     pub fn verify(&self) -> Result<(), Error> {
-        if self.inline {
+        if self.is_inline() {
             return Ok(());
         }
         let body_end = self.frame.len() - 4;
@@ -270,7 +282,7 @@ impl<'a> DeletionVector<'a> {
 
     /// The stored CRC-32 (`None` for an inline DV).
     pub fn stored_crc(&self) -> Option<u32> {
-        if self.inline {
+        if self.is_inline() {
             return None;
         }
         cast::read_u32_be(self.frame, self.frame.len() - 4)
@@ -287,12 +299,17 @@ impl<'a> DeletionVector<'a> {
     ///
     /// `Corrupt` with the offset from the start of the frame.
     pub fn validate_payloads(&self) -> Result<(), Error> {
-        let at = if self.inline { 4 } else { 8 };
+        let at = self.magic_at + 4;
         self.bitmap.validate().map_err(|e| e.shifted(at))
     }
 
+    /// Opened by [`from_inline`](DeletionVector::from_inline).
+    fn is_inline(&self) -> bool {
+        self.magic_at == 0
+    }
+
     fn magic(&self) -> [u8; 4] {
-        let at = if self.inline { 0 } else { 4 };
+        let at = self.magic_at;
         let m = &self.frame[at..at + 4];
         [m[0], m[1], m[2], m[3]]
     }

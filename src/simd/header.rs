@@ -70,7 +70,7 @@ mod kernels {
         let low16 = _mm512_set1_epi32(0xFFFF);
         let (one, two) = (_mm512_set1_epi32(1), _mm512_set1_epi32(2));
         let (mut bad, mut bitsets) = (0u16, 0u16);
-        let (mut cards, mut ends) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+        let (mut cards, mut last) = (_mm512_setzero_si512(), _mm512_setzero_si512());
         let mut i = 0;
         while i < n {
             let left = n - i;
@@ -136,14 +136,16 @@ mod kernels {
             size = _mm512_mask_mov_epi32(size, bitset, _mm512_set1_epi32(8192));
             let end = _mm512_add_epi32(o, size);
             bad |= _mm512_mask_cmpneq_epu32_mask(mn, on, end);
-            ends = _mm512_mask_max_epu32(ends, m, ends, end);
+            bad |= _mm512_mask_cmpgt_epu32_mask(m, end, lenv);
+            last = end;
             i += 16;
         }
-        // Each end is the next offset, so ends increase and the largest is the last.
-        let end = _mm512_reduce_max_epu32(ends);
-        if bad != 0 || end > len {
+        if bad != 0 {
             return None;
         }
+        // The last container's end, from its lane of the last step.
+        let lane = _mm512_set1_epi32(((n - 1) % 16) as i32);
+        let end = _mm512_cvtsi512_si32(_mm512_permutexvar_epi32(lane, last)) as u32;
         // At most 65,535 a lane per step and 4,096 steps: no lane or sum overflows.
         let card = _mm512_reduce_add_epi32(cards) as u32;
         Some((end as usize, bitsets != 0, u64::from(card) + n as u64))
