@@ -460,6 +460,11 @@ fn portable_payload_len(dir: &PortableDir<'_>, i: usize, off: usize) -> Option<(
     Some((payload_len(kind, dir.card(i), u32::from(runs)), runs))
 }
 
+/// From this many containers on, [`offsets_hold`] checks the offset header with the vector
+/// kernel: below it, the scalar loop's few predicted steps cost less than the kernel's call
+/// and setup (at 4 containers the kernel took a third longer).
+const VECTOR_HEADER: usize = 8;
+
 /// The checks of [`parse_portable`]'s walk for a stream with an offset header, made from
 /// the header: each container's size (its run count read where its stored offset says)
 /// must lead to the next stored offset. No size waits for the one before it, as it does in
@@ -468,8 +473,9 @@ fn portable_payload_len(dir: &PortableDir<'_>, i: usize, off: usize) -> Option<(
 #[inline(always)]
 fn offsets_hold(dir: &PortableDir<'_>, off_end: usize) -> Option<(usize, bool, Option<u64>)> {
     let (descs, offsets) = (dir.descs, dir.offsets);
-    if let Some(facts) =
-        crate::simd::portable_offsets_hold(descs, dir.run_flags, offsets, dir.body, off_end)
+    if descs.len() >= VECTOR_HEADER
+        && let Some(facts) =
+            crate::simd::portable_offsets_hold(descs, dir.run_flags, offsets, dir.body, off_end)
     {
         return facts.map(|(end, has_bitset, card)| (end, has_bitset, Some(card)));
     }
