@@ -1651,10 +1651,13 @@ fn portable_offset_check_agrees_with_the_walk() {
         // The last container a run container too.
         .chain((36 << 16) + 7..(36 << 16) + 900)
         .collect();
-    let no_runs: Vec<u32> = (0..6u32)
-        .flat_map(|key| (0..=key * 7).map(move |v| (key << 16) + v * 9))
-        .collect();
-    for values in [with_runs, no_runs] {
+    let no_runs = |keys: u32| -> Vec<u32> {
+        (0..keys)
+            .flat_map(|key| (0..=key * 7).map(move |v| (key << 16) + v * 9))
+            .collect()
+    };
+    // Streams of fewer containers than the vector check takes, and of more.
+    for values in [with_runs, no_runs(6), no_runs(20)] {
         let mut bytes = Vec::new();
         Writer::new()
             .write_portable_sorted(values.iter().copied(), &mut bytes)
@@ -1681,7 +1684,9 @@ fn portable_offset_check_agrees_with_the_walk() {
                 agree(&b, &alloc::format!("byte {pos} ^ {change:#x}"));
             }
         }
-        for len in (0..bytes.len()).rev().step_by(37) {
+        // Every cut through the last run container's count and runs, and some before.
+        let cuts = (0..bytes.len()).rev().step_by(37);
+        for len in cuts.chain(bytes.len() - 12..bytes.len()) {
             agree(&bytes[..len], &alloc::format!("first {len} bytes"));
         }
     }
