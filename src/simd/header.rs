@@ -54,6 +54,7 @@ mod kernels {
     /// The CPU supports AVX-512 F, BW and VL; `descs` and `offsets` have the same, nonzero
     /// length `n`; `run_flags` is empty or `ceil(n / 8)` bytes long; `body` is 4 to
     /// `i32::MAX` bytes long.
+    #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
     pub(super) unsafe fn offsets_hold(
         descs: &[KeyCardLE],

@@ -69,10 +69,16 @@ pub(crate) fn parse_len(bytes: &[u8]) -> Result<(u64, usize), Error> {
     }
 }
 
-/// [`parse_len`]'s checks: the cardinality and the length, or a length of 0 (no bitmap is
-/// shorter than its 4-byte header) if a check fails.
-#[inline(never)]
-fn checked_len(bytes: &[u8]) -> (u64, usize) {
+crate::simd::dispatch! {
+    /// [`parse_len`]'s checks: the cardinality and the length, or a length of 0 (no bitmap
+    /// is shorter than its 4-byte header) if a check fails. Compiled for each CPU level, so
+    /// that the vector header check inlines into it.
+    fn checked_len(bytes: &[u8]) -> (u64, usize) => checked_len_impl, baseline out of line;
+}
+
+/// See [`checked_len`].
+#[inline(always)]
+fn checked_len_impl(bytes: &[u8]) -> (u64, usize) {
     match parse_bitmap::<false>(bytes) {
         Ok(Parsed {
             bm, len, known_len, ..
