@@ -141,65 +141,50 @@ macro_rules! dispatch {
         #[inline]
         #[allow(unsafe_code)]
         $vis fn $name($($arg: $ty),*) -> $ret {
-            #[cfg(all(feature = "std", target_arch = "x86_64"))]
-            {
-                let level = $crate::simd::x86::level();
-                if level >= $crate::simd::x86::V4 $(&& $wide)? {
-                    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq")]
-                    unsafe fn v4($($arg: $ty),*) -> $ret {
-                        $body($($arg),*)
-                    }
-                    // SAFETY: `v4` only differs from `$body` in the target features it is
-                    // compiled with, and the level, detected at run time, says that the CPU
-                    // has every one of them.
-                    return unsafe { v4($($arg),*) };
-                }
-                if level >= $crate::simd::x86::V3 {
-                    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
-                    unsafe fn v3($($arg: $ty),*) -> $ret {
-                        $body($($arg),*)
-                    }
-                    // SAFETY: `v3` only differs from `$body` in the target features it is
-                    // compiled with, and the level, detected at run time, says that the CPU
-                    // has every one of them (avx2, bmi1, bmi2, popcnt, lzcnt).
-                    return unsafe { v3($($arg),*) };
-                }
-            }
+            $crate::simd::dispatch!(@accelerated $body, ($($arg: $ty),*) -> $ret, [$($wide)?]);
             $body($($arg),*)
         }
     };
-    // The same, with the baseline copy out of line too: the dispatch itself then stays small
-    // enough to inline into its callers, which call the accelerated copy directly.
+    // With `baseline out of line`, the baseline copy is a call too: the dispatch then stays
+    // small enough to inline into its callers, which call the accelerated copy directly.
     ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty => $body:path, baseline out of line;) => {
         $(#[$meta])*
         #[inline]
         #[allow(unsafe_code)]
         $vis fn $name($($arg: $ty),*) -> $ret {
-            #[cfg(all(feature = "std", target_arch = "x86_64"))]
-            {
-                let level = $crate::simd::x86::level();
-                if level >= $crate::simd::x86::V4 {
-                    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq")]
-                    unsafe fn v4($($arg: $ty),*) -> $ret {
-                        $body($($arg),*)
-                    }
-                    // SAFETY: as in the arm above: the level says the CPU has the features.
-                    return unsafe { v4($($arg),*) };
-                }
-                if level >= $crate::simd::x86::V3 {
-                    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
-                    unsafe fn v3($($arg: $ty),*) -> $ret {
-                        $body($($arg),*)
-                    }
-                    // SAFETY: as in the arm above: the level says the CPU has the features.
-                    return unsafe { v3($($arg),*) };
-                }
-            }
+            $crate::simd::dispatch!(@accelerated $body, ($($arg: $ty),*) -> $ret, []);
             #[inline(never)]
             fn baseline($($arg: $ty),*) -> $ret {
                 $body($($arg),*)
             }
             baseline($($arg),*)
+        }
+    };
+    // The returns of the accelerated copies, where the CPU has their features.
+    (@accelerated $body:path, ($($arg:ident : $ty:ty),*) -> $ret:ty, [$($wide:expr)?]) => {
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        {
+            let level = $crate::simd::x86::level();
+            if level >= $crate::simd::x86::V4 $(&& $wide)? {
+                #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,avx512f,avx512bw,avx512vl,avx512vbmi2,avx512vpopcntdq")]
+                unsafe fn v4($($arg: $ty),*) -> $ret {
+                    $body($($arg),*)
+                }
+                // SAFETY: `v4` only differs from `$body` in the target features it is
+                // compiled with, and the level, detected at run time, says that the CPU
+                // has every one of them.
+                return unsafe { v4($($arg),*) };
+            }
+            if level >= $crate::simd::x86::V3 {
+                #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+                unsafe fn v3($($arg: $ty),*) -> $ret {
+                    $body($($arg),*)
+                }
+                // SAFETY: `v3` only differs from `$body` in the target features it is
+                // compiled with, and the level, detected at run time, says that the CPU
+                // has every one of them (avx2, bmi1, bmi2, popcnt, lzcnt).
+                return unsafe { v3($($arg),*) };
+            }
         }
     };
 }
