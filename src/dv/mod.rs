@@ -103,49 +103,32 @@ impl<'a> DeletionVector<'a> {
         })
     }
 
-    /// Why [`from_bytes`](Self::from_bytes) rejects `frame` (which it does).
+    /// Why [`from_bytes`](Self::from_bytes) rejects `frame` (which it does): the checks of
+    /// [`checked`](Self::checked) in the same order, each naming its fault.
     #[cold]
     #[inline(never)]
     fn open_error(frame: &[u8]) -> Error {
-        match DeletionVector::open(frame) {
-            Err(e) => e,
-            Ok(_) => Error::malformed("deletion vector", 0),
-        }
-    }
-
-    /// The checks of [`from_bytes`](Self::from_bytes).
-    #[inline(always)]
-    fn open(frame: &'a [u8]) -> Result<DeletionVector<'a>, Error> {
         let Some(size) = cast::read_u32_be(frame, 0) else {
-            return Err(Error::truncated(
-                "deletion-vector length",
-                0,
-                4,
-                frame.len() as u64,
-            ));
+            return Error::truncated("deletion-vector length", 0, 4, frame.len() as u64);
         };
         let size = size as usize;
         let want = size as u64 + 8;
         if (frame.len() as u64) < want {
-            return Err(Error::truncated(
+            return Error::truncated(
                 "deletion vector (its length field counts more bytes)",
                 0,
                 want,
                 frame.len() as u64,
-            ));
-        }
-        if frame.len() as u64 > want {
-            return Err(
-                Error::malformed("deletion-vector length (bytes follow the checksum)", 0)
-                    .values(want, frame.len() as u64),
             );
         }
-        let bitmap = open_body(&frame[4..4 + size]).map_err(|e| e.shifted(4))?;
-        Ok(DeletionVector {
-            frame,
-            bitmap,
-            magic_at: 4,
-        })
+        if frame.len() as u64 > want {
+            return Error::malformed("deletion-vector length (bytes follow the checksum)", 0)
+                .values(want, frame.len() as u64);
+        }
+        match open_body(&frame[4..4 + size]) {
+            Err(e) => e.shifted(4),
+            Ok(_) => Error::malformed("deletion vector", 0),
+        }
     }
 
     /// [`from_bytes`](Self::from_bytes), then the CRC-32 and every payload invariant

@@ -282,11 +282,10 @@ fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
                 .values((pos + trailer) as u64, total as u64),
         );
     }
-    let dir = Directory::Frozen(dir);
     Ok(Parsed::checked(
         bytes,
         total,
-        dir,
+        Directory::Frozen(dir),
         canonical_layout,
         has_bitset,
     ))
