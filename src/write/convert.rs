@@ -103,6 +103,44 @@ pub(super) fn frozen_to_portable(dir: &FrozenDir<'_>, out: &mut Vec<u8>) -> bool
     false
 }
 
+/// [`portable_to_frozen`] for one container, the common case of short posting lists:
+/// header, directory entry and padding built on the stack and appended in one copy, then
+/// the payload in another, with the sizes known before anything is written.
+#[inline]
+fn one_to_frozen(
+    dir: &PortableDir<'_>,
+    checksum: bool,
+    out: &mut Vec<u8>,
+) -> Option<(usize, usize, bool)> {
+    let desc = dir.descs.first()?;
+    let card_m1 = desc.card_minus_one.get();
+    let (kind, off) = (dir.kind(0), dir.offset(0));
+    let len = match kind {
+        ContainerKind::Run => 2 + 4 * usize::from(cast::read_u16(dir.body, off)?),
+        _ => payload_len(kind, u32::from(card_m1) + 1, 0),
+    };
+    let payload = dir.body.get(off..off.checked_add(len)?)?;
+    let has_bitset = kind == ContainerKind::Bitset;
+    let at = align_up(payload_start(1), kind.align());
+    let total = at + len + if checksum { TRAILER_LEN } else { 0 };
+    // Each piece is appended straight from registers: building them in a stack block and
+    // copying it would read back, in wide loads, bytes just written in narrow stores.
+    let before = out.len();
+    let start = align_up(before, if has_bitset { BITSET_ALIGN } else { 4 });
+    out.reserve(2 * BITSET_ALIGN + total);
+    // Zero padding as a fixed-size block (a constant store, no call), cut back to length.
+    out.extend_from_slice(&[0; BITSET_ALIGN]);
+    out.truncate(start);
+    out.extend_from_slice(&header(1, total, checksum));
+    out.extend_from_slice(&desc.key.get().to_le_bytes());
+    out.extend_from_slice(&card_m1.to_le_bytes());
+    out.extend_from_slice(&(((at as u32) << 2) | kind.code()).to_le_bytes());
+    out.extend_from_slice(&[0; BITSET_ALIGN]);
+    out.truncate(start + at);
+    cast::extend_stretch(out, payload);
+    Some((start, total, has_bitset))
+}
+
 /// Appends the frozen layout of a portable directory to `out`: padding for alignment,
 /// header, directory and payloads, without the trailer, which the caller's `seal` adds
 /// (it also writes the total). Returns where the bitmap starts, its total size (trailer
@@ -115,6 +153,9 @@ pub(super) fn portable_to_frozen(
 ) -> Option<(usize, usize, bool)> {
     let (descs, body) = (dir.descs, dir.body);
     let n = descs.len();
+    if n == 1 {
+        return one_to_frozen(dir, checksum, out);
+    }
     let has_bitset = (0..n).any(|i| dir.kind(i) == ContainerKind::Bitset);
     let before = out.len();
     let start = pad(out, has_bitset);

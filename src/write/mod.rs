@@ -309,7 +309,10 @@ impl Writer {
             if let Some((start, total, has_bitset)) = convert::portable_to_frozen(&d, checksum, out)
             {
                 self.ops.enc.last_bitset = has_bitset;
-                self.ops.enc.seal(out, start, total);
+                // The header already holds the flag and the total: only a trailer is left.
+                if checksum {
+                    self.ops.enc.seal(out, start, total);
+                }
                 return Ok(start..out.len());
             }
         }
