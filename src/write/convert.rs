@@ -40,6 +40,40 @@ fn frozen_payload(body: &[u8], desc: u32, card: u32) -> Option<usize> {
     }
 }
 
+/// [`frozen_to_portable`] for one container, the common case of short posting lists:
+/// the header appended straight from registers (cookie, count or run flag, descriptor and
+/// offset), then the payload.
+#[inline]
+fn one_to_portable(dir: &FrozenDir<'_>, out: &mut Vec<u8>) -> bool {
+    let (Some(key), Some(card), Some(desc)) =
+        (dir.keys.first(), dir.cards.first(), dir.descs.first())
+    else {
+        return false;
+    };
+    let (card_m1, desc) = (card.get(), desc.get());
+    let Some(len) = frozen_payload(dir.body, desc, u32::from(card_m1) + 1) else {
+        return false;
+    };
+    let off = (desc >> 2) as usize;
+    let Some(payload) = dir.body.get(off..off + len) else {
+        return false;
+    };
+    let pair = u32::from(key.get()) | u32::from(card_m1) << 16;
+    out.reserve(16 + len);
+    if desc & 3 == 2 {
+        // Cookie 12347 with count - 1 = 0 in its high half, the run flag, no offsets.
+        out.extend_from_slice(&PORTABLE_COOKIE_RUNS.to_le_bytes());
+        out.push(1);
+        out.extend_from_slice(&pair.to_le_bytes());
+    } else {
+        // Cookie 12346, a count of 1, and the payload's offset: 16, right after.
+        out.extend_from_slice(&(u64::from(PORTABLE_COOKIE_NO_RUNS) | 1 << 32).to_le_bytes());
+        out.extend_from_slice(&(u64::from(pair) | 16 << 32).to_le_bytes());
+    }
+    cast::extend_stretch(out, payload);
+    true
+}
+
 /// Appends the portable encoding of a frozen directory to `out` (byte for byte what the
 /// general path writes). Returns `false`, with `out` as it was, if the general path must
 /// do it (a bitset written as an array) or the directory disagrees with the bytes.
@@ -48,6 +82,9 @@ pub(super) fn frozen_to_portable(dir: &FrozenDir<'_>, out: &mut Vec<u8>) -> bool
     let n = keys.len();
     if cards.len() != n || descs.len() != n {
         return false;
+    }
+    if n == 1 {
+        return one_to_portable(dir, out);
     }
     let start = out.len();
     let runs = descs.iter().any(|d| d.get() & 3 == 2);
