@@ -25,7 +25,8 @@ pub(crate) enum BitOp {
 /// `*word |= 1 << (v & 63)` (it shifts, then ors into memory), and the step bounds the
 /// many-way union of sparse arrays (BENCHMARKS.md). Elsewhere, and under Miri (which runs no
 /// assembly), [`bit_op_portable`]. Where the CPU has BMI2, [`bit_op_bmi2`] is one
-/// instruction shorter.
+/// instruction shorter. AMD's CPUs take [`bit_op_portable`] instead (see
+/// [`prefer_bit_op_in_memory`]).
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn bit_op(bits: &mut [u64; crate::cast::BITSET_WORDS], v: u16, op: BitOp) {
@@ -126,9 +127,22 @@ fn bit_step(bits: &mut [u64; crate::cast::BITSET_WORDS], v: u16, op: BitOp, bmi2
     }
 }
 
-/// [`bit_op`] in plain Rust (what the tests compare it with).
+/// Whether the bit step should be [`bit_op_portable`], an operation into memory, rather
+/// than the assembly's load, register bit operation and store: on AMD, where it set
+/// arrays into bitsets 1.3–1.6 times as fast (union of all of census1881 and of
+/// census-income; BENCHMARKS.md, design decisions), while the assembly was 6–9 % faster on
+/// the Intel machine.
 #[cfg(feature = "alloc")]
-#[cfg_attr(all(target_arch = "x86_64", not(miri), not(test)), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn prefer_bit_op_in_memory() -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    return x86::is_amd();
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+    return true;
+}
+
+/// [`bit_op`] in plain Rust: an operation into memory (what the tests compare it with).
+#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn bit_op_portable(bits: &mut [u64; crate::cast::BITSET_WORDS], v: u16, op: BitOp) {
     let (word, bit) = (&mut bits[usize::from(v >> 6)], 1u64 << (v & 63));

@@ -9,7 +9,8 @@ use super::*;
 pub(super) const DENSE_GAP: usize = 32;
 
 /// Applies `op` to the bit of each value of `a` ([`crate::simd::bit_op`], or
-/// [`crate::simd::bit_op_bmi2`] where the CPU has BMI2). Where neighbouring values often
+/// [`crate::simd::bit_op_bmi2`] where the CPU has BMI2, or [`crate::simd::bit_op_portable`]
+/// where [`crate::simd::prefer_bit_op_in_memory`]). Where neighbouring values often
 /// share a word (on average less than [`DENSE_GAP`] apart), the array is cut into
 /// `STREAMS` parts (2 or 4) taken in turn: each update of a word would wait for the previous
 /// update's store, and the other parts' values, in other words, fill the wait. The
@@ -24,7 +25,9 @@ pub(super) fn set_values<const STREAMS: usize>(
     op: BitOp,
 ) {
     const { assert!(STREAMS == 2 || STREAMS == 4) };
-    if let Some(bmi2) = crate::simd::Bmi2::detect() {
+    if crate::simd::prefer_bit_op_in_memory() {
+        set_values_by::<STREAMS>(bits, a, |bits, v| crate::simd::bit_op_portable(bits, v, op));
+    } else if let Some(bmi2) = crate::simd::Bmi2::detect() {
         set_values_by::<STREAMS>(bits, a, |bits, v| {
             crate::simd::bit_op_bmi2(bmi2, bits, v, op)
         });
