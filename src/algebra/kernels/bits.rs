@@ -165,17 +165,33 @@ pub(super) fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
 }
 
 /// Keeps the sorted values of `s.lows` that `O` keeps given `c` (those in `c` for an
-/// intersection, those not in it for a difference): a
-/// gallop through an array, a bit test in a bitset, a walk along runs.
+/// intersection, those not in it for a difference): the array kernels against an array
+/// (a vector merge, or galloping when one side is much the shorter), a bit test in a
+/// bitset, a walk along runs.
 #[inline(always)]
 pub(super) fn retain_lows<O: Keep>(c: Container<'_>, s: &mut Scratch) {
     match c {
-        Container::Array(a) => {
+        // Few values against many: each found by galloping, in place.
+        Container::Array(a) if s.lows.len() * GALLOP_RATIO < a.len() || s.lows.len() < 32 => {
             let mut j = 0;
             s.lows.retain(|&v| {
                 j = gallop(a, j, v);
                 (j < a.len() && a[j].get() == v) == O::BOTH
             });
+        }
+        Container::Array(a) => {
+            // Into the second buffer and copied back (not swapped: see `andnot_in_place`).
+            // A gallop per value took 10 ns a value where the lengths are alike (the
+            // first minus the rest of 4,096-value arrays: 5.5 times CRoaring's time).
+            s.lows2.clear();
+            let lows = crate::cast::native_into_le(&mut s.lows);
+            if O::BOTH {
+                super::arrays::and_aa(lows, a, &mut s.lows2);
+            } else {
+                super::arrays::andnot_aa(lows, a, &mut s.lows2);
+            }
+            s.lows.clear();
+            s.lows.extend_from_slice(&s.lows2);
         }
         Container::Bitset(b) => s.lows.retain(|&v| bit(b, v) == O::BOTH),
         Container::Run(r) => {
