@@ -222,9 +222,15 @@ pub(super) fn combine_key(
                 return 1 << 16;
             }
             // A few values, all in arrays: sorted together (the bitset path would clear,
-            // count and scan 8 KiB for them).
+            // count and scan 8 KiB for them). For a symmetric difference, likewise a few
+            // runs, all in run containers: their lists folded together (for a union the
+            // bitset path measured faster: wikileaks and census-income_srt 8 %).
             let values: u64 = hits.iter().map(|&(_, card)| u64::from(card)).sum();
-            if values <= SMALL_UNION && hits.iter().all(|(c, _)| matches!(c, Container::Array(_))) {
+            if xor && few_runs_only(hits) {
+                kernels::xor_runs_folded(hits, s);
+            } else if values <= SMALL_UNION
+                && hits.iter().all(|(c, _)| matches!(c, Container::Array(_)))
+            {
                 s.lows.clear();
                 for (c, _) in hits {
                     if let Container::Array(a) = c {
@@ -457,6 +463,23 @@ pub(super) fn keep_odd(values: &mut Vec<u16>) {
 /// Up to this many values in the array containers of one key, a many-way union sorts them
 /// instead of accumulating a bitset.
 pub(super) const SMALL_UNION: u64 = 128;
+
+/// Up to this many run steps (the containers times their runs in all, a bound on the work
+/// of folding their lists), a many-way symmetric difference of run containers folds their
+/// run lists instead of accumulating a bitset.
+pub(super) const RUN_FOLD_MAX: usize = 4096;
+
+/// Whether `hits` are all run containers, with few enough runs to fold ([`RUN_FOLD_MAX`]).
+fn few_runs_only(hits: &[(Container<'_>, u32)]) -> bool {
+    let mut runs = 0usize;
+    for (c, _) in hits {
+        match c {
+            Container::Run(r) => runs += r.len(),
+            _ => return false,
+        }
+    }
+    runs.saturating_mul(hits.len()) <= RUN_FOLD_MAX
+}
 
 /// Re-encodes containers `from..` of `d` canonically.
 pub(super) fn copy_rest(
