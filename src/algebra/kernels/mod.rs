@@ -99,8 +99,11 @@ fn or_many_into_bits_impl(cs: &[(Container<'_>, u32)], bits: &mut [u64; BITSET_W
 }
 
 /// `or(Some(c), bits)` for each of `cs`' containers in turn, until the accumulated bits
-/// are all set (checked every 8 containers, after `or(None, bits)` has brought them up
-/// to date): the rest cannot add any.
+/// are all set (checked after each bitset and every 8 containers, after `or(None, bits)`
+/// has brought them up to date): the rest cannot add any. Each check resumes where the
+/// last found a word not yet full, so all of them together read the bits about once;
+/// after each bitset (8 KiB read), it stops the union of dense bitsets as soon as it is
+/// full, where every 8 containers read up to 7 bitsets too many.
 #[inline(always)]
 fn until_full<'a>(
     cs: &[(Container<'a>, u32)],
@@ -112,7 +115,7 @@ fn until_full<'a>(
     for (n, &(c, card)) in cs.iter().enumerate() {
         or(Some(c), bits);
         seen += u64::from(card);
-        if n % 8 == 7 && seen >= 1 << 16 {
+        if seen >= 1 << 16 && (n % 8 == 7 || matches!(c, Container::Bitset(_))) {
             or(None, bits);
             match bits[open..].iter().position(|&w| w != u64::MAX) {
                 Some(i) => open += i,
