@@ -466,7 +466,8 @@ pub(super) const SMALL_UNION: u64 = 128;
 
 /// Up to this many run steps (the containers times their runs in all, a bound on the work
 /// of folding their lists), a many-way symmetric difference of run containers folds their
-/// run lists instead of accumulating a bitset.
+/// run lists instead of accumulating a bitset: about what clearing, filling, counting and
+/// scanning the bitset costs (BENCHMARKS.md, design decisions).
 pub(super) const RUN_FOLD_MAX: usize = 4096;
 
 /// Whether `hits` are all run containers, with few enough runs to fold ([`RUN_FOLD_MAX`]).
