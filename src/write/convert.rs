@@ -141,8 +141,8 @@ pub(super) fn frozen_to_portable(dir: &FrozenDir<'_>, out: &mut Vec<u8>) -> bool
 }
 
 /// [`portable_to_frozen`] for one container, the common case of short posting lists:
-/// header, directory entry and padding built on the stack and appended in one copy, then
-/// the payload in another, with the sizes known before anything is written.
+/// padding, header and directory entry appended straight from registers, then the
+/// payload, with the sizes known before anything is written.
 #[inline]
 fn one_to_frozen(
     dir: &PortableDir<'_>,

@@ -171,7 +171,8 @@ pub(super) fn andnot_into_bits_impl(c: Container<'_>, s: &mut Scratch) -> u32 {
 #[inline(always)]
 pub(super) fn retain_lows<O: Keep>(c: Container<'_>, s: &mut Scratch) {
     match c {
-        // Few values against many: each found by galloping, in place.
+        // Few values (under 32, or under 1/GALLOP_RATIO of the array's): each found by
+        // galloping, in place, cheaper than a pass into the second buffer and back.
         Container::Array(a) if s.lows.len() * GALLOP_RATIO < a.len() || s.lows.len() < 32 => {
             let mut j = 0;
             s.lows.retain(|&v| {
