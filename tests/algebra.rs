@@ -347,6 +347,50 @@ fn many_way_union_key_selection_and_small_keys() {
     }
 }
 
+/// The many-way forms on the shapes that take their shortcuts: dense bitsets whose union
+/// fills up part way (the union stops after the bitset that fills it, and arrays and runs
+/// follow), arrays of one value in every 16 (set into a bitset in streams; the first minus
+/// the rest keeps its values against each array by a merge), and one-run and few-run
+/// containers (their symmetric difference folds run lists).
+#[test]
+fn many_way_forms_on_dense_bitsets_even_arrays_and_few_runs() {
+    let mut w = Writer::new();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    let mut dense: Vec<BTreeSet<u32>> = (0..40)
+        .map(|_| {
+            (0..2u32 << 16)
+                .filter(|_| next(2) == 0)
+                .collect::<BTreeSet<u32>>()
+        })
+        .collect();
+    // After the bitsets, containers the full union must not be spoiled by.
+    dense.push((5..900).chain(70_000..70_100).collect());
+    dense.push([3u32, 65_600, 131_071].into_iter().collect());
+    check_many_way_union(&mut w, &dense, "dense bitsets, then arrays and runs");
+    let even: Vec<BTreeSet<u32>> = (0..24)
+        .map(|_| (0..4096u32).map(|j| j * 16 + next(16) as u32).collect())
+        .collect();
+    check_many_way_union(&mut w, &even, "arrays of one value in every 16");
+    let runs: Vec<BTreeSet<u32>> = (0..7u32)
+        .map(|i| {
+            (0..1 + next(4))
+                .flat_map(|_| {
+                    let at = (i % 2) << 16 | next(60_000) as u32;
+                    at..at + 1 + next(3000) as u32
+                })
+                .collect()
+        })
+        .chain([(0..65_536).collect(), (0..65_536).collect()])
+        .collect();
+    check_many_way_union(&mut w, &runs, "one-run and few-run containers");
+}
+
 /// The values in an odd number of `sets` (their symmetric difference).
 fn odd_count(sets: &[BTreeSet<u32>]) -> BTreeSet<u32> {
     let mut counts = std::collections::BTreeMap::<u32, usize>::new();
