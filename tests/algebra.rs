@@ -355,13 +355,8 @@ fn many_way_union_key_selection_and_small_keys() {
 #[test]
 fn many_way_forms_on_dense_bitsets_even_arrays_and_few_runs() {
     let mut w = Writer::new();
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut next = move |m: u64| rng.below(m);
     let mut dense: Vec<BTreeSet<u32>> = (0..40)
         .map(|_| {
             (0..2u32 << 16)
