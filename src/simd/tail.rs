@@ -327,6 +327,12 @@ mod kernels {
         let n = a.len().min(dst.len());
         let (src, out) = (a.as_ptr().cast::<u16>(), dst.as_mut_ptr().cast::<u32>());
         let h = _mm512_set1_epi32(high as i32);
+        // The two halves of 32 values, widened to 32 bits and or-ed with `high`.
+        let widened = |v: __m512i| {
+            let lo = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(v));
+            let hi = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64::<1>(v));
+            (_mm512_or_si512(lo, h), _mm512_or_si512(hi, h))
+        };
         let mut i = 0;
         // Whole blocks of 32 with plain loads and stores (no mask to compute, and plain
         // stores retire faster than masked ones), then the last part under a mask.
@@ -337,32 +343,25 @@ mod kernels {
             // loads and stores have no alignment requirement; uninitialized memory may be
             // written).
             unsafe {
-                let v = _mm512_loadu_si512(src.add(i).cast());
-                let lo = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(v));
-                let hi = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64::<1>(v));
-                _mm512_storeu_si512(out.add(i).cast(), _mm512_or_si512(lo, h));
-                _mm512_storeu_si512(out.add(i + 16).cast(), _mm512_or_si512(hi, h));
+                let (lo, hi) = widened(_mm512_loadu_si512(src.add(i).cast()));
+                _mm512_storeu_si512(out.add(i).cast(), lo);
+                _mm512_storeu_si512(out.add(i + 16).cast(), hi);
             }
             i += 32;
         }
-        while i < n {
-            // The lanes `i .. i + 32` below `n`: a mask of the first `n - i` (at most 32).
-            let left = n - i;
-            let mask = u32::MAX >> (32 - left.min(32));
+        if i < n {
+            // The lanes `i .. n`: a mask of the first `n - i` (1 to 31).
+            let mask = u32::MAX >> (32 - (n - i));
             // SAFETY: the load reads and the stores write only their masks' lanes, the
-            // slots `i + j` for `j < min(32, n - i)`, all below `n`, which is at most the
-            // length of `a` and of `dst` (`U16` is two plain bytes, little-endian like the
-            // CPU; masked loads and stores have no alignment requirement and do not touch
+            // slots `i + j` for `j < n - i`, all below `n`, which is at most the length of
+            // `a` and of `dst` (`U16` is two plain bytes, little-endian like the CPU;
+            // masked loads and stores have no alignment requirement and do not touch
             // masked-off lanes; uninitialized memory may be written).
             unsafe {
-                let v = _mm512_maskz_loadu_epi16(mask, src.add(i).cast());
-                let lo = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(v));
-                let hi = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64::<1>(v));
-                _mm512_mask_storeu_epi32(out.add(i).cast(), mask as u16, _mm512_or_si512(lo, h));
-                let upper = (mask >> 16) as u16;
-                _mm512_mask_storeu_epi32(out.add(i + 16).cast(), upper, _mm512_or_si512(hi, h));
+                let (lo, hi) = widened(_mm512_maskz_loadu_epi16(mask, src.add(i).cast()));
+                _mm512_mask_storeu_epi32(out.add(i).cast(), mask as u16, lo);
+                _mm512_mask_storeu_epi32(out.add(i + 16).cast(), (mask >> 16) as u16, hi);
             }
-            i += 32;
         }
         n
     }
