@@ -22,35 +22,9 @@ use croaring::{Bitmap64, Portable};
 use frozen_roaring::{DeletionVector, FrozenBitmap64, Writer};
 use roaring::RoaringTreemap;
 
-/// Rows of the data file a DV applies to: the mask covers them all.
-const ROWS: u64 = 1 << 20;
-
-/// A DV of `n`-ish positions below `ROWS`, of the given shape, from a seed.
-fn positions(shape: &str, seed: u64) -> Vec<u64> {
-    let mut x = seed | 1;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let mut v: Vec<u64> = match shape {
-        // Scattered deletes: arrays (about 30,000 positions).
-        "sparse" => (0..30_000).map(|_| rnd() % ROWS).collect(),
-        // Half the rows deleted at random: bitsets (about 400,000 positions).
-        "dense" => (0..ROWS).filter(|_| rnd() % 2 == 0).collect(),
-        // Deleted stretches (updates of row ranges): runs (about 500,000 positions).
-        _ => (0..400)
-            .flat_map(|_| {
-                let s = rnd() % ROWS;
-                s..(s + 1 + rnd() % 2500).min(ROWS)
-            })
-            .collect(),
-    };
-    v.sort_unstable();
-    v.dedup();
-    v
-}
+#[path = "../examples/common/dv_shapes.rs"]
+mod dv_shapes;
+use dv_shapes::{DV_SHAPES, ROWS, dv_positions as positions};
 
 fn frame(values: &[u64]) -> Vec<u8> {
     let mut f = Vec::new();
@@ -64,7 +38,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("dv");
     g.warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
-    for shape in ["sparse", "dense", "runs"] {
+    for shape in DV_SHAPES {
         let values = positions(shape, 7);
         let f = frame(&values);
         let bitmap = &f[8..f.len() - 4];

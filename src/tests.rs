@@ -1668,8 +1668,17 @@ fn portable_offset_check_agrees_with_the_walk() {
         let counted = crate::view::open::parse_len(&bytes).unwrap();
         assert_eq!(counted, (values.len() as u64, bytes.len()));
         let agree = |b: &[u8], what: &str| {
-            assert_eq!(parse(b).is_ok(), parse_portable_walk(b).is_ok(), "{what}");
+            let full = parse(b);
+            assert_eq!(full.is_ok(), parse_portable_walk(b).is_ok(), "{what}");
+            // The register-only check of a 64-bit bitmap's buckets answers only what the
+            // full parse accepts, and with the same answer.
+            if let Some(facts) = crate::view::open::portable_len(b) {
+                let full = full.as_ref().expect(what);
+                let card = full.known_len.unwrap_or_else(|| full.bm.len());
+                assert_eq!(facts, (card, full.len), "{what}");
+            }
         };
+        assert!(crate::view::open::portable_len(&bytes).is_some());
         let n = bm.container_count();
         let run_counts: Vec<usize> = (0..n)
             .filter(|&i| bm.dir.locate(i).code == 2)
@@ -1688,6 +1697,77 @@ fn portable_offset_check_agrees_with_the_walk() {
         let cuts = (0..bytes.len()).rev().step_by(37);
         for len in cuts.chain(bytes.len() - 12..bytes.len()) {
             agree(&bytes[..len], &alloc::format!("first {len} bytes"));
+        }
+    }
+}
+
+/// The register-only check of a 64-bit portable bitmap (the deletion-vector open's) takes
+/// every valid bitmap, with the full parse's answer, and nothing the full parse rejects:
+/// buckets of 1 to 3 containers (no offset header), of 4 to 7 (the scalar header check),
+/// of 16 and more (the vector one), empty buckets, under every single-byte change and
+/// truncation.
+#[test]
+#[cfg_attr(miri, ignore)] // thousands of parses; no unsafe code of its own
+fn portable64_fast_check_agrees_with_the_full_parse() {
+    use crate::view64::{parse_portable, portable_facts};
+    let mut values: Vec<u64> = Vec::new();
+    // Bucket 0: 2 containers (a run and an array); bucket 3: 5 containers; bucket 9: 17
+    // containers of runs, arrays and a bitset.
+    values.extend((0..300).chain(70_000..70_010).map(|v| v as u64));
+    for key in 0..5u64 {
+        values.extend((0..=key).map(|v| (3 << 32) + (key << 16) + v * 11));
+    }
+    for key in 0..17u64 {
+        let base = (9 << 32) + (key << 16);
+        match key % 3 {
+            0 => values.extend((0..40).map(|v| base + v * 3)),
+            1 => values.extend((0..4).flat_map(|r| base + r * 100..base + r * 100 + 30)),
+            _ => values.extend((0..5000).map(|v| base + v * 7)),
+        }
+    }
+    let mut bytes = Vec::new();
+    Writer::new()
+        .write_portable_sorted64(values.iter().copied(), &mut bytes)
+        .unwrap();
+    // An empty bucket (a stream of no containers) between buckets 3 and 9.
+    // Bucket 9 starts after the first two buckets (a key and a stream each).
+    let mut bucket9 = 8;
+    for _ in 0..2 {
+        let (_, len) = crate::view::open::parse_len(&bytes[bucket9 + 4..]).unwrap();
+        bucket9 += 4 + len;
+    }
+    let mut with_empty = bytes.clone();
+    with_empty[..8].copy_from_slice(&4u64.to_le_bytes());
+    let empty_bucket = [
+        5u32.to_le_bytes(),
+        12346u32.to_le_bytes(),
+        0u32.to_le_bytes(),
+    ]
+    .concat();
+    with_empty.splice(bucket9..bucket9, empty_bucket);
+    for b in [&bytes, &with_empty] {
+        let (bm, top) = parse_portable(b).unwrap();
+        assert_eq!(portable_facts(b), Some((bm.bucket_count(), bm.len(), top)));
+        assert_eq!(bm.len(), values.len() as u64);
+        let agree = |c: &[u8], what: &str| {
+            if let Some((n, len, top)) = portable_facts(c) {
+                let (full, full_top) = parse_portable(c).expect(what);
+                assert_eq!(
+                    (n, len, top),
+                    (full.bucket_count(), full.len(), full_top),
+                    "{what}"
+                );
+            }
+        };
+        for pos in 0..b.len().min(600) {
+            for change in [1u8, 4, 0x80, 0xFF] {
+                let mut c = b.clone();
+                c[pos] ^= change;
+                agree(&c, &alloc::format!("byte {pos} ^ {change:#x}"));
+            }
+        }
+        for len in 0..b.len() {
+            agree(&b[..len], &alloc::format!("first {len} bytes"));
         }
     }
 }

@@ -95,7 +95,11 @@ impl<'a> DeletionVector<'a> {
         if frame.len() as u64 != size as u64 + 8 {
             return None;
         }
-        let bitmap = open_body(&frame[4..4 + size]).ok()?;
+        let body = &frame[4..4 + size];
+        let bitmap = match open_body_fast(body) {
+            Some(bitmap) => bitmap,
+            None => open_body_cold(body)?,
+        };
         Some(DeletionVector {
             frame,
             bitmap,
@@ -296,6 +300,30 @@ impl<'a> DeletionVector<'a> {
         let m = &self.frame[at..at + 4];
         [m[0], m[1], m[2], m[3]]
     }
+}
+
+/// [`open_body`] for a valid bitmap in the portable 64-bit layout (every DV Delta and
+/// Iceberg write), answered in registers; `None` for anything else, which
+/// [`open_body_cold`] then decides.
+#[inline(always)]
+fn open_body_fast(body: &[u8]) -> Option<FrozenBitmap64<'_>> {
+    let (magic, bitmap) = body.split_at_checked(4)?;
+    if magic != DV_MAGIC {
+        return None;
+    }
+    let (n, len, top) = view64::portable_facts(bitmap)?;
+    if top.is_some_and(|key| u64::from(key) >= POSITION_LIMIT >> 32) {
+        return None;
+    }
+    Some(view64::portable_view(bitmap, n, len))
+}
+
+/// [`open_body`] where [`open_body_fast`] did not answer: Delta's native layout, or bytes
+/// it rejects (the full parse decides, so the fast path never rejects what it accepts).
+#[cold]
+#[inline(never)]
+fn open_body_cold(body: &[u8]) -> Option<FrozenBitmap64<'_>> {
+    open_body(body).ok()
 }
 
 /// Opens magic + bitmap (the part the length field counts): the portable layout after

@@ -103,7 +103,7 @@ impl PortableDir<'_> {
 
     /// Values stored in containers `lo..hi`.
     #[inline]
-    fn cards_between(&self, lo: usize, hi: usize) -> u64 {
+    pub(super) fn cards_between(&self, lo: usize, hi: usize) -> u64 {
         let d = self.descs.get(lo..hi).unwrap_or(&[]);
         d.len() as u64
             + d.iter()

@@ -57,44 +57,81 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
     parse_bitmap::<false>(bytes)
 }
 
-/// [`parse`] reduced to the bitmap's cardinality and the bytes it spans (the check of a
-/// 64-bit bitmap's buckets). The error, if any, comes from a second, cold parse: the
-/// checks' answer then fits two registers, where a `Result` carrying the error went
-/// through memory and was read back in pieces on every open.
+/// [`parse`] reduced to the bitmap's cardinality and the bytes it spans: the check of a
+/// 64-bit bitmap's buckets, which are portable streams (the callers reject frozen ones).
+/// A valid portable stream is answered by [`portable_len`], which builds no view and no
+/// error; anything it does not accept goes to the full parse, which decides and names the
+/// fault, so both accept the same bytes.
 #[inline]
 pub(crate) fn parse_len(bytes: &[u8]) -> Result<(u64, usize), Error> {
-    match checked_len(bytes) {
-        (card, len) if len != 0 => Ok((card, len)),
-        _ => Err(parse_error(bytes)),
+    match portable_len(bytes) {
+        Some(facts) => Ok(facts),
+        None => parse_len_slow(bytes),
     }
 }
 
-crate::simd::dispatch! {
-    /// [`parse_len`]'s checks: the cardinality and the length, or a length of 0 (no bitmap
-    /// is shorter than its 4-byte header) if a check fails. Compiled for each CPU level, so
-    /// that the vector header check inlines into it.
-    fn checked_len(bytes: &[u8]) -> (u64, usize) => checked_len_impl, baseline out of line;
-}
-
-/// See [`checked_len`].
-#[inline(always)]
-fn checked_len_impl(bytes: &[u8]) -> (u64, usize) {
-    match parse_bitmap::<false>(bytes) {
-        Ok(Parsed {
-            bm, len, known_len, ..
-        }) => (known_len.unwrap_or_else(|| bm.len()), len),
-        Err(_) => (0, 0),
-    }
-}
-
-/// Why [`parse`] rejects `bytes` (which it does).
+/// [`parse_len`] by the full parse: the error, or the answer for a stream
+/// [`portable_len`] does not take (a frozen one).
 #[cold]
 #[inline(never)]
-fn parse_error(bytes: &[u8]) -> Error {
-    match parse(bytes) {
-        Err(e) => e,
-        Ok(_) => Error::malformed("bitmap", 0),
+fn parse_len_slow(bytes: &[u8]) -> Result<(u64, usize), Error> {
+    let Parsed {
+        bm, len, known_len, ..
+    } = parse(bytes)?;
+    Ok((known_len.unwrap_or_else(|| bm.len()), len))
+}
+
+/// The cardinality and length of a valid portable stream at the start of `bytes`, by the
+/// checks of [`parse_portable`] (the offset header's, or the walk of a stream of at most
+/// 3 containers without one); `None` if a check fails or the bytes are not a portable
+/// stream. Only answers in registers: a view and a `Result` built on the way were moved
+/// through memory and read back on every bucket of every deletion vector opened.
+#[inline(always)]
+pub(crate) fn portable_len(bytes: &[u8]) -> Option<(u64, usize)> {
+    if bytes.len() < 8 {
+        return None;
     }
+    let h = portable_cookie(bytes)?;
+    if h.n > MAX_CONTAINERS {
+        return None;
+    }
+    let off_end = h.descs_at + if h.offsets { 8 } else { 4 } * h.n;
+    if off_end > bytes.len() {
+        return None;
+    }
+    let dir = portable_dir(bytes, h)?;
+    if h.n == 0 {
+        // A stream of no containers (an empty bucket): its header only.
+        return Some((0, off_end));
+    }
+    if h.offsets {
+        let (end, _, card) = offsets_hold(&dir, off_end)?;
+        return Some((card.unwrap_or_else(|| dir.cards_between(0, h.n)), end));
+    }
+    let (mut pos, mut prev_key, mut card) = (off_end, -1i32, 0u64);
+    for (i, desc) in dir.descs.iter().enumerate() {
+        let key = i32::from(desc.key.get());
+        if key <= prev_key {
+            return None;
+        }
+        prev_key = key;
+        let kind = dir.kind(i);
+        let runs = if kind == ContainerKind::Run {
+            let runs = u32::from(cast::read_u16(bytes, pos)?);
+            if runs == 0 || runs > MAX_RUNS {
+                return None;
+            }
+            runs
+        } else {
+            0
+        };
+        pos += payload_len(kind, dir.card(i), runs);
+        if pos > bytes.len() {
+            return None;
+        }
+        card += u64::from(dir.card(i));
+    }
+    Some((card, pos))
 }
 
 /// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. The

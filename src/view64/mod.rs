@@ -130,8 +130,10 @@ impl<'a> FrozenBitmap64<'a> {
     pub fn from_bytes(bytes: &'a [u8]) -> Result<FrozenBitmap64<'a>, Error> {
         if bytes.starts_with(&MAGIC64) {
             parse_frozen(bytes)
+        } else if let Some((n, len, _)) = portable_facts(bytes) {
+            Ok(portable_view(bytes, n, len))
         } else {
-            parse_portable(bytes).map(|(bm, _)| bm)
+            parse_portable_cold(bytes)
         }
     }
 
@@ -614,6 +616,62 @@ pub(crate) fn parse_portable(bytes: &[u8]) -> Result<(FrozenBitmap64<'_>, Option
         len,
     };
     Ok((bm, top))
+}
+
+/// [`parse_portable`] where [`portable_facts`] did not answer: it decides, and names the
+/// fault, so the fast path never rejects what the full parse accepts.
+#[cold]
+#[inline(never)]
+fn parse_portable_cold(bytes: &[u8]) -> Result<FrozenBitmap64<'_>, Error> {
+    parse_portable(bytes).map(|(bm, _)| bm)
+}
+
+/// [`parse_portable`]'s checks answered in registers: the bucket count, the cardinality
+/// and the key of the last bucket that holds a value; `None` if a check fails or a bucket
+/// is not a portable stream (then [`parse_portable`] decides, and names the fault). The
+/// deletion-vector open takes this path: the `Result` of the whole view, built on the
+/// way, went through memory and was read back wider than written on every open.
+#[inline(always)]
+pub(crate) fn portable_facts(bytes: &[u8]) -> Option<(usize, u64, Option<u32>)> {
+    let n = cast::read_u64(bytes, 0)?;
+    let buckets = bytes.get(8..)?;
+    if n > (buckets.len() / MIN_PORTABLE_BUCKET) as u64 {
+        return None;
+    }
+    let (mut pos, mut len, mut prev, mut top) = (0usize, 0u64, -1i64, None);
+    for _ in 0..n {
+        let key = cast::read_u32(buckets, pos)?;
+        if i64::from(key) <= prev {
+            return None;
+        }
+        prev = i64::from(key);
+        let rest = buckets.get(pos + 4..)?;
+        if rest.starts_with(&MAGIC) {
+            return None;
+        }
+        let (card, bytes_len) = open::portable_len(rest)?;
+        if card != 0 {
+            top = Some(key);
+        }
+        len += card;
+        pos += 4 + bytes_len;
+    }
+    (pos == buckets.len()).then_some((n as usize, len, top))
+}
+
+/// The view of a 64-bit portable bitmap whose checks [`portable_facts`] passed with `n`
+/// buckets and cardinality `len`.
+#[inline(always)]
+pub(crate) fn portable_view(bytes: &[u8], n: usize, len: u64) -> FrozenBitmap64<'_> {
+    FrozenBitmap64 {
+        bytes,
+        repr: Repr::Portable {
+            n,
+            buckets: bytes.get(8..).unwrap_or(&[]),
+            layout: BucketLayout::Keyed,
+        },
+        len,
+    }
 }
 
 /// The view of a 64-bit frozen bitmap this crate wrote, in O(1) with no check (an empty
