@@ -484,3 +484,38 @@ fn many_containers() -> impl Strategy<Value = BTreeSet<u32>> {
         2 => prop::collection::vec((0u16..64, shape(), any::<u64>()), 0..40).prop_map(|p| build_set(&p)),
     ]
 }
+
+/// `fill_mask` over ranges whose start is not a multiple of 64 away from a container
+/// boundary, so that one mask word holds the top values of one container and the bottom
+/// values of the next: each kind of container (array, run, bitset) followed by an array
+/// whose values start at its container's first value, the two at every offset of the
+/// boundary in the word.
+#[test]
+fn fill_mask_words_shared_by_two_containers() {
+    let tops: [(&str, Vec<u32>); 3] = [
+        ("array", (65_400..65_536).step_by(3).collect()),
+        ("run", (60_000..65_536).collect()),
+        ("bitset", (0..65_536).filter(|v| v % 7 != 3).collect()),
+    ];
+    for (kind, top) in &tops {
+        let next: Vec<u32> = (0..40)
+            .map(|v| 65_536 + v * 2)
+            .chain([65_536 + 500])
+            .collect();
+        let s: BTreeSet<u32> = top.iter().chain(&next).copied().collect();
+        let bytes = encode(&s);
+        let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
+        for shift in 0..64u32 {
+            let (lo, hi) = (65_536 - 128 - shift, 65_536 + 600);
+            let mut mask = vec![!0u64; ((hi - lo) as usize).div_ceil(64)];
+            bm.fill_mask(lo..hi, &mut mask);
+            for (k, v) in (lo..hi).enumerate() {
+                assert_eq!(
+                    mask[k / 64] >> (k % 64) & 1 == 1,
+                    s.contains(&v),
+                    "{kind} then an array, range {lo}..{hi}: bit {k}"
+                );
+            }
+        }
+    }
+}
