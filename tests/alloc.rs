@@ -470,6 +470,14 @@ fn deletion_vectors_and_64_bit_operations_allocate_nothing_in_steady_state() {
                 acc += dv.bitmap().live_ranges(0..200_000).count() as u64;
                 acc += dv.bitmap().range_cardinality(10..100_000);
                 acc += dv.bitmap().iter().rev().take(10).sum::<u64>() & 1;
+                let mut it = dv.bitmap().iter();
+                while let Some(r) = it.next_range() {
+                    acc += r.end() - r.start();
+                }
+                let mut it = dv.bitmap().iter();
+                while let Some(r) = it.next_range_back() {
+                    acc += r.end() - r.start();
+                }
                 positions.clear();
                 dv.bitmap().extend_into(&mut positions);
                 acc += positions.len() as u64;

@@ -191,6 +191,43 @@ fn check_ranges_and_iterators(bm: &FrozenBitmap64<'_>, model: &BTreeSet<u64>, se
         }
     }
     assert_eq!(flat, values);
+    // The same maximal runs from the top down.
+    let forward: Vec<(u64, u64)> = std::iter::from_fn({
+        let mut it = bm.iter();
+        move || it.next_range().map(|r| (*r.start(), *r.end()))
+    })
+    .take(values.len() + 1)
+    .collect();
+    let mut backward: Vec<(u64, u64)> = std::iter::from_fn({
+        let mut it = bm.iter();
+        move || it.next_range_back().map(|r| (*r.start(), *r.end()))
+    })
+    .take(values.len() + 1)
+    .collect();
+    backward.reverse();
+    assert_eq!(backward, forward);
+    // Ranges from both ends at random, meeting in the middle: together the values, each
+    // side's ranges maximal within what was left to it.
+    let mut it = bm.iter();
+    let (mut low, mut high) = (Vec::new(), Vec::new());
+    while low.len() + high.len() <= values.len() {
+        let r = if rng.below(2) == 0 {
+            it.next_range().map(|r| (r, &mut low))
+        } else {
+            it.next_range_back().map(|r| (r, &mut high))
+        };
+        let Some((r, side)) = r else { break };
+        side.push((*r.start(), *r.end()));
+    }
+    for w in low.windows(2) {
+        assert!(w[0].1 + 1 < w[1].0, "front ranges {w:?} touch");
+    }
+    for w in high.windows(2) {
+        assert!(w[1].1 + 1 < w[0].0, "back ranges {w:?} touch");
+    }
+    high.reverse();
+    let flat: Vec<u64> = low.iter().chain(&high).flat_map(|&(a, b)| a..=b).collect();
+    assert_eq!(flat, values);
 }
 
 /// A 64-bit set operation of the `Writer`.
@@ -286,6 +323,7 @@ proptest! {
                 prop_assert_eq!(va.union_len(&vb), a.union(&b).count() as u64);
                 prop_assert_eq!(va.is_subset(&vb), a.is_subset(&b));
                 prop_assert_eq!(vb.is_subset(&va), b.is_subset(&a));
+                prop_assert_eq!(va.is_superset(&vb), a.is_superset(&b));
                 prop_assert_eq!(va == vb, a == b);
             }
         }

@@ -117,7 +117,7 @@ impl<'a> DoubleEndedIterator for Buckets<'a> {
 
 /// Iterator over the values of a [`FrozenBitmap64`](super::FrozenBitmap64), in ascending
 /// order, from either end, with the roaring-rs iterator API (`advance_to`,
-/// `advance_back_to`, `next_many`, `next_range`).
+/// `advance_back_to`, `next_many`, `next_range`, `next_range_back`).
 #[derive(Clone)]
 pub struct Iter64<'a> {
     buckets: Buckets<'a>,
@@ -150,6 +150,16 @@ impl<'a> Iter64<'a> {
             None => self.front = self.back.take(),
         }
         self.front.is_some()
+    }
+
+    /// Puts the next bucket from the top at the back (the next unopened one, else the
+    /// front one, taken over); `false` when none is left.
+    fn open_next_back(&mut self) -> bool {
+        match self.buckets.next_back() {
+            Some((k, b)) => self.back = Some((k, b.iter())),
+            None => self.back = self.front.take(),
+        }
+        self.back.is_some()
     }
 
     /// Moves forward to the first value `>= value` (no move if already there).
@@ -256,6 +266,36 @@ impl<'a> Iter64<'a> {
                 break;
             };
             end = join(*k, *r.end());
+        }
+        Some(start..=end)
+    }
+
+    /// The last maximal run of consecutive values not yet taken (as
+    /// [`next_range`](Self::next_range), from the top down).
+    pub fn next_range_back(&mut self) -> Option<RangeInclusive<u64>> {
+        let (mut start, end) = loop {
+            if let Some((k, it)) = &mut self.back
+                && let Some(r) = it.next_range_back()
+            {
+                break (join(*k, *r.start()), join(*k, *r.end()));
+            }
+            if !self.open_next_back() {
+                return None;
+            }
+        };
+        // A run that starts its bucket (whose values are then all taken) may go on at the
+        // top of the previous key's bucket.
+        while start & 0xFFFF_FFFF == 0 && start != 0 && self.open_next_back() {
+            let Some((k, it)) = &mut self.back else {
+                break;
+            };
+            if u64::from(*k) + 1 != start >> 32 || it.clone().next_back() != Some(u32::MAX) {
+                break;
+            }
+            let Some(r) = it.next_range_back() else {
+                break;
+            };
+            start = join(*k, *r.start());
         }
         Some(start..=end)
     }

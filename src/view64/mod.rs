@@ -374,6 +374,11 @@ impl<'a> FrozenBitmap64<'a> {
         subset
     }
 
+    /// Whether every value of `other` is in `self`.
+    pub fn is_superset(&self, other: &FrozenBitmap64<'_>) -> bool {
+        other.is_subset(self)
+    }
+
     /// The set as a roaring-rs treemap (feature `roaring`).
     #[cfg(feature = "roaring")]
     pub fn to_treemap(&self) -> roaring::RoaringTreemap {
