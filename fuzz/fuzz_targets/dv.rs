@@ -27,7 +27,7 @@ fn exercise(bm: &FrozenBitmap64<'_>, probe: u64, exact: bool) {
     let gaps: Vec<_> = bm.live_ranges(start..start + 4096).take(5000).collect();
     let mut it = bm.iter();
     it.advance_to(probe);
-    let _ = (it.next(), it.next_back(), it.next_range());
+    let _ = (it.next(), it.next_back(), it.next_range(), it.next_range_back());
     let _ = bm.iter().rev().take(100).count();
     if exact {
         let set = mask.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
@@ -40,6 +40,16 @@ fn exercise(bm: &FrozenBitmap64<'_>, probe: u64, exact: bool) {
         let values: Vec<u64> = bm.iter().take(100_000).collect();
         if values.len() as u64 == bm.len() {
             assert!(bm.iter().rev().eq(values.iter().rev().copied()));
+            // The ranges from the top down hold the values, in descending order.
+            let mut it = bm.iter();
+            let mut top = Vec::new();
+            while let Some(r) = it.next_range_back() {
+                top.extend(r.rev().take(values.len() + 1 - top.len()));
+                if top.len() > values.len() {
+                    break;
+                }
+            }
+            assert!(top.iter().eq(values.iter().rev()));
         }
     }
 }
