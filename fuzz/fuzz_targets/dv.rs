@@ -3,7 +3,7 @@
 //! iterator, masks, gaps and counts agree with each other).
 #![no_main]
 
-use frozen_roaring::{DV_MAGIC, DV_NATIVE_MAGIC, DeletionVector, FrozenBitmap64, PuffinFile};
+use frozen_roaring::{DeletionVector, FrozenBitmap64, PuffinFile, DV_MAGIC, DV_NATIVE_MAGIC};
 use libfuzzer_sys::fuzz_target;
 
 /// zlib's CRC-32, bit by bit (so that frames built from fuzz input can carry a right one).
@@ -12,22 +12,40 @@ fn crc32(bytes: &[u8]) -> u32 {
     for &b in bytes {
         crc ^= u32::from(b);
         for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc
 }
 
 fn exercise(bm: &FrozenBitmap64<'_>, probe: u64, exact: bool) {
-    let _ = (bm.len(), bm.min(), bm.max(), bm.contains(probe), bm.rank(probe));
-    let _ = (bm.range_cardinality(probe..), bm.contains_range(probe..probe.saturating_add(3)));
+    let _ = (
+        bm.len(),
+        bm.min(),
+        bm.max(),
+        bm.contains(probe),
+        bm.rank(probe),
+    );
+    let _ = (
+        bm.range_cardinality(probe..),
+        bm.contains_range(probe..probe.saturating_add(3)),
+    );
     let start = probe % (1 << 34);
     let mut mask = [0u64; 64];
     bm.fill_mask(start..start + 4096, &mut mask);
     let gaps: Vec<_> = bm.live_ranges(start..start + 4096).take(5000).collect();
     let mut it = bm.iter();
     it.advance_to(probe);
-    let _ = (it.next(), it.next_back(), it.next_range(), it.next_range_back());
+    let _ = (
+        it.next(),
+        it.next_back(),
+        it.next_range(),
+        it.next_range_back(),
+    );
     let _ = bm.iter().rev().take(100).count();
     if exact {
         let set = mask.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
@@ -56,7 +74,9 @@ fn exercise(bm: &FrozenBitmap64<'_>, probe: u64, exact: bool) {
 
 fuzz_target!(|data: &[u8]| {
     let probe = u64::from_le_bytes(core::array::from_fn(|i| *data.get(i).unwrap_or(&0)));
-    let Some((&mode, rest)) = data.split_first() else { return };
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
     match mode % 4 {
         // The rest as a frame.
         0 => {
@@ -67,7 +87,11 @@ fuzz_target!(|data: &[u8]| {
         }
         // The rest as magic-less bitmap bytes, framed with a right length and CRC.
         1 | 2 => {
-            let magic = if mode % 4 == 1 { DV_MAGIC } else { DV_NATIVE_MAGIC };
+            let magic = if mode % 4 == 1 {
+                DV_MAGIC
+            } else {
+                DV_NATIVE_MAGIC
+            };
             let mut body = magic.to_vec();
             body.extend_from_slice(rest);
             let mut frame = (body.len() as u32).to_be_bytes().to_vec();
@@ -87,7 +111,11 @@ fuzz_target!(|data: &[u8]| {
                 for (meta, dv) in p.deletion_vectors() {
                     let _ = meta.referenced_data_file();
                     if let Ok(dv) = dv {
-                        exercise(&dv.bitmap(), probe, dv.verify().is_ok() && dv.validate_payloads().is_ok());
+                        exercise(
+                            &dv.bitmap(),
+                            probe,
+                            dv.verify().is_ok() && dv.validate_payloads().is_ok(),
+                        );
                     }
                 }
             }
