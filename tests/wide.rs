@@ -177,14 +177,14 @@ fn check_ranges_and_iterators(bm: &FrozenBitmap64<'_>, model: &BTreeSet<u64>, se
     }
     assert_eq!(got, values);
     let mut it = bm.iter();
-    let mut prev_end: Option<u64> = None;
+    let mut forward: Vec<(u64, u64)> = Vec::new();
     let mut flat = Vec::new();
     while let Some(r) = it.next_range() {
         assert!(r.start() <= r.end());
-        if let Some(e) = prev_end {
+        if let Some(&(_, e)) = forward.last() {
             assert!(*r.start() > e + 1, "ranges {e} and {r:?} touch");
         }
-        prev_end = Some(*r.end());
+        forward.push((*r.start(), *r.end()));
         flat.extend(r);
         if flat.len() > values.len() {
             break;
@@ -192,12 +192,6 @@ fn check_ranges_and_iterators(bm: &FrozenBitmap64<'_>, model: &BTreeSet<u64>, se
     }
     assert_eq!(flat, values);
     // The same maximal runs from the top down.
-    let forward: Vec<(u64, u64)> = std::iter::from_fn({
-        let mut it = bm.iter();
-        move || it.next_range().map(|r| (*r.start(), *r.end()))
-    })
-    .take(values.len() + 1)
-    .collect();
     let mut backward: Vec<(u64, u64)> = std::iter::from_fn({
         let mut it = bm.iter();
         move || it.next_range_back().map(|r| (*r.start(), *r.end()))
@@ -564,4 +558,54 @@ fn crafted_frozen64_headers() {
     let mut p = 20_000_000u64.to_le_bytes().to_vec();
     p.extend_from_slice(&[0; 56]);
     check(&p, ErrorKind::Malformed, "bucket count");
+}
+
+/// The maximal runs of a 64-bit set, read both ways; both must agree.
+fn ranges_both_ways(values: &[u64]) -> Vec<(u64, u64)> {
+    let (f, p) = both_formats(&values.iter().copied().collect(), false);
+    let mut out = Vec::new();
+    for bytes in [&f, &p] {
+        let bm = FrozenBitmap64::from_bytes_strict(bytes).unwrap();
+        let forward: Vec<(u64, u64)> = std::iter::from_fn({
+            let mut it = bm.iter();
+            move || it.next_range().map(|r| (*r.start(), *r.end()))
+        })
+        .collect();
+        let mut backward: Vec<(u64, u64)> = std::iter::from_fn({
+            let mut it = bm.iter();
+            move || it.next_range_back().map(|r| (*r.start(), *r.end()))
+        })
+        .collect();
+        backward.reverse();
+        assert_eq!(backward, forward, "{values:?}");
+        out = forward;
+    }
+    out
+}
+
+#[test]
+fn ranges_join_only_across_adjacent_buckets_that_meet() {
+    const B: u64 = 1 << 32;
+    // A run across the boundary of buckets 0 and 1, and a lone value above it.
+    let mut v: Vec<u64> = (B - 3..=B + 5).collect();
+    v.push(B + 100);
+    assert_eq!(ranges_both_ways(&v), [(B - 3, B + 5), (B + 100, B + 100)]);
+    // A run over three buckets, the middle one full at both ends only.
+    let v = [2 * B - 1, 2 * B, 3 * B - 1, 3 * B, 3 * B + 1];
+    assert_eq!(
+        ranges_both_ways(&v),
+        [(2 * B - 1, 2 * B), (3 * B - 1, 3 * B + 1)]
+    );
+    // Bucket 1 starts at 0, but bucket 0 does not end at u32::MAX: no join.
+    let v = [B - 2, B, B + 1];
+    assert_eq!(ranges_both_ways(&v), [(B - 2, B - 2), (B, B + 1)]);
+    // Bucket 0 ends at u32::MAX and bucket 2 starts at 0: not adjacent, no join.
+    let v = [B - 1, 2 * B];
+    assert_eq!(ranges_both_ways(&v), [(B - 1, B - 1), (2 * B, 2 * B)]);
+    // The very top of the 64-bit space.
+    let v = [u64::MAX - (B + 1), u64::MAX - B, u64::MAX - 1, u64::MAX];
+    assert_eq!(
+        ranges_both_ways(&v),
+        [(u64::MAX - (B + 1), u64::MAX - B), (u64::MAX - 1, u64::MAX)]
+    );
 }
