@@ -207,6 +207,21 @@ fn set_values_impl(values: &[crate::cast::U16], off: u64, out: &mut [u64]) {
     let Some(first) = values.first() else {
         return;
     };
+    // Where every 16-bit value lands inside `out` (a container wholly in the mask's
+    // range), the values are set in a window of fixed length that no index can leave:
+    // no bounds check per value, a fifth of the loop's instructions.
+    let (w0, r) = ((off / 64) as usize, (off % 64) as u32);
+    if off <= u64::MAX - 0xFFFF
+        && let Some(rest) = out.get_mut(w0..)
+    {
+        if r == 0 {
+            if let Some(window) = rest.first_chunk_mut::<WINDOW>() {
+                return set_in_window(values, 0, window);
+            }
+        } else if let Some(window) = rest.first_chunk_mut::<{ WINDOW + 1 }>() {
+            return set_in_window(values, r, window);
+        }
+    }
     let mut cur = (off.wrapping_add(u64::from(first.get())) / 64) as usize;
     // The first word may hold an earlier container's bits; the others are still zero.
     let mut acc = out.get(cur).copied().unwrap_or(0);
@@ -218,6 +233,32 @@ fn set_values_impl(values: &[crate::cast::U16], off: u64, out: &mut [u64]) {
         acc = (acc & u64::from(w == cur).wrapping_neg()) | 1 << (b % 64);
         cur = w;
         if let Some(word) = out.get_mut(w) {
+            *word = acc;
+        }
+    }
+}
+
+/// The words of a container's 65,536 bits.
+const WINDOW: usize = 1024;
+
+/// [`set_values_impl`] in the `N` words from the one that holds the container's bit 0,
+/// which is bit `r` (below 64) of `window[0]`: `N` is [`WINDOW`] when `r` is 0, one more
+/// otherwise, so that `(r + v) / 64` is always an index of `window`.
+#[inline(always)]
+fn set_in_window<const N: usize>(values: &[crate::cast::U16], r: u32, window: &mut [u64; N]) {
+    let r = r % 64;
+    let Some(first) = values.first() else {
+        return;
+    };
+    let mut cur = (r + u32::from(first.get())) / 64;
+    // The first word may hold an earlier container's bits; the others are still zero.
+    let mut acc = window.get(cur as usize).copied().unwrap_or(0);
+    for x in values {
+        let b = r + u32::from(x.get());
+        let w = b / 64;
+        acc = (acc & u64::from(w == cur).wrapping_neg()) | 1 << (b % 64);
+        cur = w;
+        if let Some(word) = window.get_mut(w as usize) {
             *word = acc;
         }
     }
