@@ -27,8 +27,12 @@ fn encode(values: &[u32], checksum: bool) -> Vec<u8> {
 /// The byte offsets the alignment tests place encodings at: all eight natively; under
 /// Miri (where these two tests took three minutes of CI) 0, 1, 2 and 4: an odd offset,
 /// which puts every 2-, 4- and 8-byte field off its natural alignment, and the offsets
-/// that put 8-byte fields at the other 2- and 4-byte boundaries.
-const SHIFTS: &[usize] = if cfg!(miri) {
+/// that put 8-byte fields at the other 2- and 4-byte boundaries. On a big-endian target
+/// under Miri, where the byte order is what is tested (the host's run covers the
+/// alignments), 0 and the odd offset.
+const SHIFTS: &[usize] = if cfg!(all(miri, target_endian = "big")) {
+    &[0, 1]
+} else if cfg!(miri) {
     &[0, 1, 2, 4]
 } else {
     &[0, 1, 2, 3, 4, 5, 6, 7]
