@@ -519,3 +519,29 @@ fn fill_mask_words_shared_by_two_containers() {
         }
     }
 }
+
+/// `fill_mask` of arrays wholly inside the range, whose values are set in two halves: the
+/// array is dense enough that the middle of it falls inside a word, at every length from
+/// one value to many, and at several offsets of the container in the mask's words.
+#[test]
+fn fill_mask_of_arrays_split_inside_a_word() {
+    for n in (1..=70u32).chain([129, 1000, 4096]) {
+        let s: BTreeSet<u32> = (0..n).map(|i| 65_536 + i * 3 / 2 + i / 40 * 50).collect();
+        let bytes = encode(&s);
+        let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
+        let lows: Vec<u32> = s.iter().map(|v| v - 65_536).collect();
+        assert_eq!(expected_kind(&lows), ContainerKind::Array, "{n} values");
+        for shift in [0u32, 1, 31, 63, 64] {
+            let (lo, hi) = (65_536 - shift, 2 * 65_536 + 70);
+            let mut mask = vec![!0u64; ((hi - lo) as usize).div_ceil(64)];
+            bm.fill_mask(lo..hi, &mut mask);
+            for (k, v) in (lo..hi).enumerate() {
+                assert_eq!(
+                    mask[k / 64] >> (k % 64) & 1 == 1,
+                    s.contains(&v),
+                    "{n} values, range {lo}..{hi}: bit {k}"
+                );
+            }
+        }
+    }
+}

@@ -244,22 +244,62 @@ const WINDOW: usize = 1024;
 /// [`set_values_impl`] in the `N` words from the one that holds the container's bit 0,
 /// which is bit `r` (below 64) of `window[0]`: `N` is [`WINDOW`] when `r` is 0, one more
 /// otherwise, so that `(r + v) / 64` is always an index of `window`.
+///
+/// The values are split in two halves that share no word, each with its own word in a
+/// register: one chain alone waits two cycles a value (select, then set the bit), two
+/// chains interleaved keep the integer units busy instead.
 #[inline(always)]
 fn set_in_window<const N: usize>(values: &[crate::cast::U16], r: u32, window: &mut [u64; N]) {
     let r = r % 64;
-    let Some(first) = values.first() else {
-        return;
-    };
-    let mut cur = (r + u32::from(first.get())) / 64;
+    let word_of = |x: &crate::cast::U16| (r + u32::from(x.get())) / 64;
+    // The second half starts at the first value of a word (sorted values: the words
+    // before it are all the first half's; a corrupt, unsorted array only gives wrong
+    // bits).
+    let mut mid = values.len() / 2;
+    while mid > 0 && mid < values.len() && word_of(&values[mid]) == word_of(&values[mid - 1]) {
+        mid += 1;
+    }
+    let (low, high) = values.split_at(mid);
     // The first word may hold an earlier container's bits; the others are still zero.
-    let mut acc = window.get(cur as usize).copied().unwrap_or(0);
-    for x in values {
-        let b = r + u32::from(x.get());
+    let mut a = Chain::start(low, r, window);
+    let mut b = Chain::start(high, r, window);
+    let pairs = low.len().min(high.len());
+    for (x, y) in low[..pairs].iter().zip(&high[..pairs]) {
+        a.set(r + u32::from(x.get()), window);
+        b.set(r + u32::from(y.get()), window);
+    }
+    for x in &low[pairs..] {
+        a.set(r + u32::from(x.get()), window);
+    }
+    for y in &high[pairs..] {
+        b.set(r + u32::from(y.get()), window);
+    }
+}
+
+/// One run of stores in [`set_in_window`]: the word being filled and its bits so far.
+struct Chain {
+    cur: u32,
+    acc: u64,
+}
+
+impl Chain {
+    /// Before the first of `values` (none: a chain that is never used).
+    #[inline(always)]
+    fn start<const N: usize>(values: &[crate::cast::U16], r: u32, window: &[u64; N]) -> Chain {
+        let cur = values.first().map_or(0, |x| (r + u32::from(x.get())) / 64);
+        let acc = window.get(cur as usize).copied().unwrap_or(0);
+        Chain { cur, acc }
+    }
+
+    /// Sets bit `b` (below `64 * N`): the bits gathered are kept while the word is the
+    /// same, dropped at the next, and the word stored whole.
+    #[inline(always)]
+    fn set<const N: usize>(&mut self, b: u32, window: &mut [u64; N]) {
         let w = b / 64;
-        acc = (acc & u64::from(w == cur).wrapping_neg()) | 1 << (b % 64);
-        cur = w;
+        self.acc = (self.acc & u64::from(w == self.cur).wrapping_neg()) | 1 << (b % 64);
+        self.cur = w;
         if let Some(word) = window.get_mut(w as usize) {
-            *word = acc;
+            *word = self.acc;
         }
     }
 }
