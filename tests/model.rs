@@ -507,15 +507,7 @@ fn fill_mask_words_shared_by_two_containers() {
         let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
         for shift in 0..64u32 {
             let (lo, hi) = (65_536 - 128 - shift, 65_536 + 600);
-            let mut mask = vec![!0u64; ((hi - lo) as usize).div_ceil(64)];
-            bm.fill_mask(lo..hi, &mut mask);
-            for (k, v) in (lo..hi).enumerate() {
-                assert_eq!(
-                    mask[k / 64] >> (k % 64) & 1 == 1,
-                    s.contains(&v),
-                    "{kind} then an array, range {lo}..{hi}: bit {k}"
-                );
-            }
+            assert_mask(&bm, &s, lo..hi, kind);
         }
     }
 }
@@ -533,15 +525,20 @@ fn fill_mask_of_arrays_split_inside_a_word() {
         assert_eq!(expected_kind(&lows), ContainerKind::Array, "{n} values");
         for shift in [0u32, 1, 31, 63, 64] {
             let (lo, hi) = (65_536 - shift, 2 * 65_536 + 70);
-            let mut mask = vec![!0u64; ((hi - lo) as usize).div_ceil(64)];
-            bm.fill_mask(lo..hi, &mut mask);
-            for (k, v) in (lo..hi).enumerate() {
-                assert_eq!(
-                    mask[k / 64] >> (k % 64) & 1 == 1,
-                    s.contains(&v),
-                    "{n} values, range {lo}..{hi}: bit {k}"
-                );
-            }
+            assert_mask(&bm, &s, lo..hi, &format!("{n} values"));
         }
+    }
+}
+
+/// `fill_mask` of `range` sets exactly the bits of the model's values in it.
+fn assert_mask(bm: &FrozenBitmap<'_>, s: &BTreeSet<u32>, range: std::ops::Range<u32>, what: &str) {
+    let mut mask = vec![!0u64; (range.len()).div_ceil(64)];
+    bm.fill_mask(range.clone(), &mut mask);
+    for (k, v) in range.clone().enumerate() {
+        assert_eq!(
+            mask[k / 64] >> (k % 64) & 1 == 1,
+            s.contains(&v),
+            "{what}, range {range:?}: bit {k}"
+        );
     }
 }
