@@ -47,6 +47,12 @@ fn samples() -> Vec<(BTreeSet<u32>, Vec<u8>)> {
 
 /// Opens `bytes` every way and exercises whatever opens; a strict view must be exact.
 fn try_all(bytes: &[u8], reference: &FrozenBitmap<'_>) {
+    // `from_bytes` answers valid frozen bitmaps by a check of its own; it must accept
+    // exactly what the full parse accepts.
+    assert_eq!(
+        FrozenBitmap::from_bytes(bytes).is_ok(),
+        FrozenBitmap::from_prefix(bytes).is_ok_and(|(_, rest)| rest.is_empty())
+    );
     if let Ok(bm) = FrozenBitmap::from_bytes(bytes) {
         exercise(&bm, reference);
     }

@@ -134,11 +134,64 @@ pub(crate) fn portable_len(bytes: &[u8]) -> Option<(u64, usize)> {
     Some((card, pos))
 }
 
-/// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. The
-/// view is built here, in the parse's registers, and returned once: built by a call and
-/// copied on, it was read back wider than written (a store-forwarding stall on every open).
+/// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. A
+/// valid frozen bitmap is answered by [`frozen_exact`], which builds no error on the way;
+/// anything else goes to the full parse, which decides and names the fault, so both accept
+/// the same bytes.
 #[inline(never)]
 pub(crate) fn parse_exact(bytes: &[u8]) -> Result<FrozenBitmap<'_>, Error> {
+    match frozen_exact(bytes) {
+        Some(dir) => Ok(FrozenBitmap {
+            bytes,
+            dir: Directory::Frozen(dir),
+            checked: true,
+        }),
+        None => parse_exact_slow(bytes),
+    }
+}
+
+/// The directory of a valid frozen bitmap that spans all of `bytes`, by the checks of
+/// [`parse_bitmap`] (the header's, then [`directory_holds`]); `None` if one fails or the
+/// bytes are not a frozen bitmap. Only answers in registers: the view built at the merge
+/// of the parse's success and its errors was stored field by field and read back in wider
+/// loads (store-forwarding stalls, a fifth of an open of a few containers).
+#[inline(always)]
+fn frozen_exact(bytes: &[u8]) -> Option<FrozenDir<'_>> {
+    if bytes.len() < HEADER_LEN
+        || bytes[..4] != MAGIC
+        || bytes[4] != VERSION
+        || bytes[5] & !FLAG_CRC != 0
+        || bytes[6] != 0
+        || bytes[7] != 0
+    {
+        return None;
+    }
+    let n = read32(bytes, 8) as usize;
+    let trailer = if bytes[5] & FLAG_CRC != 0 {
+        TRAILER_LEN
+    } else {
+        0
+    };
+    let dir_end = payload_start(n);
+    if n > MAX_CONTAINERS
+        || read32(bytes, 12) as usize != bytes.len()
+        || bytes.len() < dir_end + trailer
+    {
+        return None;
+    }
+    let dir = frozen_dir(&bytes[..bytes.len() - trailer], n)?;
+    let holds = if n >= VECTOR_WALK {
+        directory_holds(&dir, dir_end)
+    } else {
+        directory_holds_impl(&dir, dir_end)
+    };
+    holds.then_some(dir)
+}
+
+/// [`parse_exact`] by the full parse: the error, or the view of a bitmap
+/// [`frozen_exact`] does not take (a portable one).
+#[inline(never)]
+fn parse_exact_slow(bytes: &[u8]) -> Result<FrozenBitmap<'_>, Error> {
     let Parsed { bm, len, .. } = parse_bitmap::<false>(bytes)?;
     if len != bytes.len() {
         let (field, at) = match bm.format() {
