@@ -81,13 +81,25 @@ fn parse_len_slow(bytes: &[u8]) -> Result<(u64, usize), Error> {
     Ok((known_len.unwrap_or_else(|| bm.len()), len))
 }
 
-/// The cardinality and length of a valid portable stream at the start of `bytes`, by the
-/// checks of [`parse_portable`] (the offset header's, or the walk of a stream of at most
-/// 3 containers without one); `None` if a check fails or the bytes are not a portable
-/// stream. Only answers in registers: a view and a `Result` built on the way were moved
-/// through memory and read back on every bucket of every deletion vector opened.
+/// The cardinality and length of a valid portable stream at the start of `bytes`
+/// ([`portable_checked`] without the directory).
 #[inline(always)]
 pub(crate) fn portable_len(bytes: &[u8]) -> Option<(u64, usize)> {
+    let (dir, card, end) = portable_checked(bytes)?;
+    Some((
+        card.unwrap_or_else(|| dir.cards_between(0, dir.descs.len())),
+        end,
+    ))
+}
+
+/// The directory, cardinality (where the check summed it) and length of a valid portable
+/// stream at the start of `bytes`, by the checks of [`parse_portable`] (the offset
+/// header's, or the walk of a stream of at most 3 containers without one); `None` if a
+/// check fails or the bytes are not a portable stream. Only answers in registers: a view
+/// and a `Result` built on the way were moved through memory and read back on every
+/// bucket of every deletion vector opened, and on every open of a portable bitmap.
+#[inline(always)]
+fn portable_checked(bytes: &[u8]) -> Option<(PortableDir<'_>, Option<u64>, usize)> {
     if bytes.len() < 8 {
         return None;
     }
@@ -99,14 +111,16 @@ pub(crate) fn portable_len(bytes: &[u8]) -> Option<(u64, usize)> {
     if off_end > bytes.len() {
         return None;
     }
-    let dir = portable_dir(bytes, h)?;
+    let mut dir = portable_dir(bytes, h)?;
     if h.n == 0 {
         // A stream of no containers (an empty bucket): its header only.
-        return Some((0, off_end));
+        dir.body = &bytes[..off_end];
+        return Some((dir, Some(0), off_end));
     }
     if h.offsets {
         let (end, _, card) = offsets_hold(&dir, off_end)?;
-        return Some((card.unwrap_or_else(|| dir.cards_between(0, h.n)), end));
+        dir.body = &bytes[..end];
+        return Some((dir, card, end));
     }
     let (mut pos, mut prev_key, mut card) = (off_end, -1i32, 0u64);
     for (i, desc) in dir.descs.iter().enumerate() {
@@ -115,6 +129,9 @@ pub(crate) fn portable_len(bytes: &[u8]) -> Option<(u64, usize)> {
             return None;
         }
         prev_key = key;
+        if let Some(s) = dir.seq.get_mut(i) {
+            *s = pos as u32;
+        }
         let kind = dir.kind(i);
         let runs = if kind == ContainerKind::Run {
             let runs = u32::from(cast::read_u16(bytes, pos)?);
@@ -131,7 +148,8 @@ pub(crate) fn portable_len(bytes: &[u8]) -> Option<(u64, usize)> {
         }
         card += u64::from(dir.card(i));
     }
-    Some((card, pos))
+    dir.body = &bytes[..pos];
+    Some((dir, Some(card), pos))
 }
 
 /// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. A
@@ -146,7 +164,14 @@ pub(crate) fn parse_exact(bytes: &[u8]) -> Result<FrozenBitmap<'_>, Error> {
             dir: Directory::Frozen(dir),
             checked: true,
         }),
-        None => parse_exact_slow(bytes),
+        None => match portable_checked(bytes) {
+            Some((dir, _, end)) if end == bytes.len() => Ok(FrozenBitmap {
+                bytes,
+                dir: Directory::Portable(dir),
+                checked: true,
+            }),
+            _ => parse_exact_slow(bytes),
+        },
     }
 }
 
