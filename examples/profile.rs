@@ -68,7 +68,7 @@ const SWEEP: [(&str, &str); 10] = [
 /// `_for` pair is a `for` loop (a `next` call per value, inlined or not as the compiler
 /// decides); the `_dyn` pair iterates through `&mut dyn Iterator`, so `next` is an
 /// out-of-line call for both, as it may be in a large program.
-const READS: [(&str, &str); 16] = [
+const READS: [(&str, &str); 17] = [
     ("to_vec", "crv_to_vec"),
     ("extend_into", "crv_to_vec"),
     ("iter", "rr_iter"),
@@ -84,6 +84,7 @@ const READS: [(&str, &str); 16] = [
     ("write_frozen", "cr_frozen"),
     ("write_frozen", "memcpy_frozen"),
     ("open", "crv_open"),
+    ("open_portable", "crv_open_portable"),
     ("build", "rr_build"),
 ];
 
@@ -373,6 +374,10 @@ fn with_dataset(
                 .iter()
                 .map(|b| FrozenBitmap::from_bytes(b).unwrap().container_count() as u64)
                 .sum(),
+            "open_portable" => portable
+                .iter()
+                .map(|b| FrozenBitmap::from_bytes(b).unwrap().container_count() as u64)
+                .sum(),
             "write_portable" => views
                 .iter()
                 .map(|v| {
@@ -429,6 +434,15 @@ fn with_dataset(
                 .map(|b| {
                     // SAFETY: frozen bytes CRoaring wrote, 32-byte aligned, leaked above.
                     let v = unsafe { croaring::BitmapView::deserialize::<croaring::Frozen>(b) };
+                    u64::from(v.is_empty())
+                })
+                .sum(),
+            "crv_open_portable" => portable
+                .iter()
+                .map(|b| {
+                    // SAFETY: portable bytes (ours, which CRoaring's validating reader
+                    // accepts: the interop tests), alive for the view's short life.
+                    let v = unsafe { croaring::BitmapView::deserialize::<croaring::Portable>(b) };
                     u64::from(v.is_empty())
                 })
                 .sum(),
