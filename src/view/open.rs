@@ -205,7 +205,7 @@ fn frozen_exact(bytes: &[u8]) -> Option<FrozenDir<'_>> {
         return None;
     }
     let dir = frozen_dir(&bytes[..bytes.len() - trailer], n)?;
-    let holds = if n >= VECTOR_WALK {
+    let holds = if n >= DISPATCHED_CHECK {
         directory_holds(&dir, dir_end)
     } else {
         directory_holds_impl(&dir, dir_end)
@@ -410,6 +410,12 @@ fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
 /// below it, the walk's branches (all predicted on a valid bitmap) cost less than the
 /// vector pass's setup and call.
 const VECTOR_WALK: usize = 64;
+
+/// From this many containers on, [`frozen_exact`] calls [`directory_holds`] compiled for
+/// the CPU; below it, the check inlined at the baseline's vector width costs less than the
+/// call (at 16 containers the call took a tenth longer; census1881_srt, a few of whose
+/// bitmaps hold 32 to 66 containers, opened a sixth faster with the call from 32 on).
+const DISPATCHED_CHECK: usize = 32;
 
 crate::simd::dispatch! {
     /// [`directory_holds_impl`], compiled for each CPU level (its first pass is vector code).
