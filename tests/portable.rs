@@ -2,6 +2,9 @@
 //! byte-identical output, conversion both ways, and hostile inputs.
 
 mod common;
+#[path = "common/exercise.rs"]
+#[allow(dead_code)]
+mod exercise;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -371,11 +374,13 @@ fn every_truncation_and_byte_flip_of_small_streams() {
             .unwrap();
         for len in 0..bytes.len() {
             assert!(FrozenBitmap::from_bytes(&bytes[..len]).is_err());
+            exercise::check_open_agrees(&bytes[..len]);
         }
         for i in 0..bytes.len() {
             for bit in 0..8 {
                 let mut bad = bytes.clone();
                 bad[i] ^= 1 << bit;
+                exercise::check_open_agrees(&bad);
                 if let Ok(v) = FrozenBitmap::from_bytes(&bad) {
                     // Whatever it reads, it must not panic, and strict answers are exact.
                     let _ = (v.len(), v.iter().count(), v.rank(70_000), v.select(2));

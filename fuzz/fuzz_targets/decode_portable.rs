@@ -17,6 +17,7 @@ fuzz_target!(|data: &[u8]| {
         .write_portable_sorted([1, 2, 3, 4, 70_000, 70_001, 1 << 20], &mut reference_bytes)
         .unwrap();
     let reference = FrozenBitmap::from_bytes(&reference_bytes).unwrap();
+    exercise::check_open_agrees(&bytes);
     if let Ok((bm, _)) = FrozenBitmap::from_prefix(&bytes) {
         assert_eq!(bm.format(), Format::Portable);
         exercise::exercise(&bm, &reference);

@@ -211,3 +211,26 @@ pub fn check_exact(bm: &FrozenBitmap<'_>) {
         assert_eq!(bm.select(i as u32), Some(v));
     }
 }
+
+/// `from_bytes` answers valid bitmaps by checks of its own: it must accept exactly the
+/// bytes that the full parse (`from_prefix`) accepts whole, and give the same view.
+pub fn check_open_agrees(bytes: &[u8]) {
+    let exact = FrozenBitmap::from_bytes(bytes);
+    let prefix = FrozenBitmap::from_prefix(bytes);
+    match (&exact, &prefix) {
+        (Ok(a), Ok((b, []))) => {
+            assert_eq!(a.as_bytes(), b.as_bytes());
+            assert_eq!(a.format(), b.format());
+            assert_eq!(a.container_count(), b.container_count());
+            assert_eq!(a.len(), b.len());
+            assert_eq!(a.min(), b.min());
+            assert_eq!(a.max(), b.max());
+        }
+        (Err(_), Err(_)) | (Err(_), Ok((_, [_, ..]))) => {}
+        _ => panic!(
+            "from_bytes {:?} but from_prefix {:?}",
+            exact.as_ref().map(|_| ()),
+            prefix.as_ref().map(|(_, rest)| rest.len())
+        ),
+    }
+}
