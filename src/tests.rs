@@ -1775,3 +1775,88 @@ fn portable64_fast_check_agrees_with_the_full_parse() {
         }
     }
 }
+
+/// The checks in registers that answer `from_bytes` and `from_prefix` for valid bitmaps
+/// accept exactly what the full parse accepts, with the same directory and length:
+/// frozen bitmaps of 1 to 80 containers (the inlined directory check and the one compiled
+/// for each CPU level), portable streams with and without an offset header, under every
+/// single-byte change of the header, the directory and the run counts, and truncations.
+#[test]
+#[cfg_attr(miri, ignore)] // thousands of parses; no unsafe code of its own
+fn register_checks_agree_with_the_full_parse() {
+    use crate::view::open::{checked_prefix, parse};
+    let set = |keys: u32| -> Vec<u32> {
+        let mut values = Vec::new();
+        for key in 0..keys {
+            let base = key << 16;
+            match key % 7 {
+                3 => values.extend((0..40_000).step_by(7).map(|v| base + v)),
+                1 | 5 => values.extend((0..4).flat_map(|r| base + r * 100..base + r * 100 + 30)),
+                _ => values.extend((0..=key % 30).map(|v| base + v * 3)),
+            }
+        }
+        values
+    };
+    #[cfg(feature = "std")]
+    let _force = FORCE.lock().unwrap_or_else(|e| e.into_inner());
+    let agree = |b: &[u8], what: &str| {
+        for &level in tested_levels() {
+            cap(level);
+            let fast = checked_prefix(b);
+            let full = parse(b);
+            assert_eq!(fast.is_some(), full.is_ok(), "{what}");
+            if let (Some((dir, len)), Ok(full)) = (fast, full) {
+                assert_eq!(len, full.len, "{what}");
+                let other = full.bm.dir;
+                assert_eq!(dir.n(), other.n(), "{what}");
+                for i in 0..dir.n() {
+                    let (a, b) = (dir.locate(i), other.locate(i));
+                    assert_eq!(dir.key(i), other.key(i), "{what}");
+                    assert_eq!((a.code, a.off, a.card), (b.code, b.off, b.card), "{what}");
+                    assert_eq!(a.body.len(), b.body.len(), "{what}");
+                }
+            }
+        }
+        cap(0);
+    };
+    for keys in [1, 2, 3, 4, 20, 33, 80] {
+        let values = set(keys);
+        let mut portable = Vec::new();
+        Writer::new()
+            .write_portable_sorted(values.iter().copied(), &mut portable)
+            .unwrap();
+        for bytes in [encode(&values, false), encode(&values, true), portable] {
+            let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
+            assert_eq!(bm.to_vec(), values);
+            assert!(checked_prefix(&bytes).is_some());
+            let n = bm.container_count();
+            let run_counts: Vec<usize> = (0..n)
+                .filter(|&i| bm.dir.locate(i).code == 2)
+                .map(|i| bm.dir.offset(i))
+                .collect();
+            let header_end = bm.dir.offset(0);
+            let places = (0..header_end).chain(run_counts.iter().flat_map(|&o| [o, o + 1]));
+            for pos in places {
+                for change in [1u8, 4, 0x80, 0xFF] {
+                    let mut b = bytes.clone();
+                    b[pos] ^= change;
+                    agree(&b, &alloc::format!("{keys} keys: byte {pos} ^ {change:#x}"));
+                }
+            }
+            for len in (0..bytes.len())
+                .rev()
+                .step_by(41)
+                .chain(bytes.len() - 12..bytes.len())
+            {
+                agree(
+                    &bytes[..len],
+                    &alloc::format!("{keys} keys: first {len} bytes"),
+                );
+            }
+            // Bytes after the bitmap: the prefix answers, with the bitmap's own length.
+            let mut longer = bytes.clone();
+            longer.extend_from_slice(&[0, 7, 9]);
+            agree(&longer, &alloc::format!("{keys} keys and a tail"));
+        }
+    }
+}

@@ -193,8 +193,7 @@ impl<'a> FrozenBitmap<'a> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn from_prefix(bytes: &'a [u8]) -> Result<(FrozenBitmap<'a>, &'a [u8]), Error> {
-        let open::Parsed { bm, len, .. } = open::parse(bytes)?;
-        Ok((bm, &bytes[len..]))
+        open::parse_prefix(bytes)
     }
 
     /// Opens a bitmap and checks every Roaring invariant and the checksum, in O(size).

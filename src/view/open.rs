@@ -153,35 +153,80 @@ fn portable_checked(bytes: &[u8]) -> Option<(PortableDir<'_>, Option<u64>, usize
 }
 
 /// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. A
-/// valid frozen bitmap is answered by [`frozen_exact`], which builds no error on the way;
+/// valid bitmap is answered by [`frozen_checked`] or [`portable_checked`], which build no
+/// error on the way;
 /// anything else goes to the full parse, which decides and names the fault, so both accept
 /// the same bytes.
 #[inline(never)]
 pub(crate) fn parse_exact(bytes: &[u8]) -> Result<FrozenBitmap<'_>, Error> {
-    match frozen_exact(bytes) {
-        Some(dir) => Ok(FrozenBitmap {
-            bytes,
-            dir: Directory::Frozen(dir),
-            checked: true,
-        }),
-        None => match portable_checked(bytes) {
-            Some((dir, _, end)) if end == bytes.len() => Ok(FrozenBitmap {
-                bytes,
-                dir: Directory::Portable(dir),
-                checked: true,
-            }),
+    // Each format's view built in its own arm: a `Directory` returned by one function for
+    // both was moved through memory (a tenth of the open of a few containers).
+    let checked = |dir| FrozenBitmap {
+        bytes,
+        dir,
+        checked: true,
+    };
+    match frozen_checked::<true>(bytes) {
+        Some(dir) => Ok(checked(Directory::Frozen(dir))),
+        _ => match portable_checked(bytes) {
+            Some((dir, _, len)) if len == bytes.len() => Ok(checked(Directory::Portable(dir))),
             _ => parse_exact_slow(bytes),
         },
     }
 }
 
-/// The directory of a valid frozen bitmap that spans all of `bytes`, by the checks of
-/// [`parse_bitmap`] (the header's, then [`directory_holds`]); `None` if one fails or the
-/// bytes are not a frozen bitmap. Only answers in registers: the view built at the merge
-/// of the parse's success and its errors was stored field by field and read back in wider
-/// loads (store-forwarding stalls, a fifth of an open of a few containers).
+/// [`FrozenBitmap::from_prefix`]: [`parse`], answered by the same checks as
+/// [`parse_exact`] where the bitmap is valid.
+#[inline(never)]
+pub(crate) fn parse_prefix(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, &[u8]), Error> {
+    let checked = |dir, len: usize| {
+        let view = FrozenBitmap {
+            bytes: &bytes[..len],
+            dir,
+            checked: true,
+        };
+        Ok((view, &bytes[len..]))
+    };
+    match frozen_checked::<false>(bytes) {
+        Some(dir) => checked(Directory::Frozen(dir), read32(bytes, 12) as usize),
+        None => match portable_checked(bytes) {
+            Some((dir, _, len)) => checked(Directory::Portable(dir), len),
+            None => parse_prefix_slow(bytes),
+        },
+    }
+}
+
+/// [`parse_prefix`] by the full parse.
+#[inline(never)]
+fn parse_prefix_slow(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, &[u8]), Error> {
+    let Parsed { bm, len, .. } = parse(bytes)?;
+    Ok((bm, &bytes[len..]))
+}
+
+/// The directory of a valid bitmap at the start of `bytes` and the bytes it spans, by the
+/// checks of [`parse_exact`] and [`parse_prefix`]: [`frozen_checked`], or
+/// [`portable_checked`] for a portable stream (for the tests that hold them to the full
+/// parse).
+#[cfg(test)]
+pub(crate) fn checked_prefix(bytes: &[u8]) -> Option<(Directory<'_>, usize)> {
+    match frozen_checked::<false>(bytes) {
+        Some(dir) => Some((Directory::Frozen(dir), read32(bytes, 12) as usize)),
+        None => {
+            let (dir, _, len) = portable_checked(bytes)?;
+            Some((Directory::Portable(dir), len))
+        }
+    }
+}
+
+/// The directory of a valid frozen bitmap at the start of `bytes` (its length is the
+/// header's total), by
+/// the checks of [`parse_bitmap`] (the header's, then [`directory_holds`]); `None` if one
+/// fails or the bytes are not a frozen bitmap. Only answers in registers: the view built
+/// at the merge of the parse's success and its errors was stored field by field and read
+/// back in wider loads (store-forwarding stalls, a fifth of an open of a few containers).
+/// With `EXACT`, the bitmap must span all of `bytes`.
 #[inline(always)]
-fn frozen_exact(bytes: &[u8]) -> Option<FrozenDir<'_>> {
+fn frozen_checked<const EXACT: bool>(bytes: &[u8]) -> Option<FrozenDir<'_>> {
     if bytes.len() < HEADER_LEN
         || bytes[..4] != MAGIC
         || bytes[4] != VERSION
@@ -192,19 +237,22 @@ fn frozen_exact(bytes: &[u8]) -> Option<FrozenDir<'_>> {
         return None;
     }
     let n = read32(bytes, 8) as usize;
+    let total = read32(bytes, 12) as usize;
     let trailer = if bytes[5] & FLAG_CRC != 0 {
         TRAILER_LEN
     } else {
         0
     };
     let dir_end = payload_start(n);
-    if n > MAX_CONTAINERS
-        || read32(bytes, 12) as usize != bytes.len()
-        || bytes.len() < dir_end + trailer
-    {
+    let fits = if EXACT {
+        total == bytes.len()
+    } else {
+        total <= bytes.len()
+    };
+    if n > MAX_CONTAINERS || !fits || total < dir_end + trailer {
         return None;
     }
-    let dir = frozen_dir(&bytes[..bytes.len() - trailer], n)?;
+    let dir = frozen_dir(&bytes[..total - trailer], n)?;
     let holds = if n >= DISPATCHED_CHECK {
         directory_holds(&dir, dir_end)
     } else {
@@ -213,8 +261,8 @@ fn frozen_exact(bytes: &[u8]) -> Option<FrozenDir<'_>> {
     holds.then_some(dir)
 }
 
-/// [`parse_exact`] by the full parse: the error, or the view of a bitmap
-/// [`frozen_exact`] does not take (a portable one).
+/// [`parse_exact`] by the full parse, for bytes that the checks in registers refuse or that
+/// go on past the bitmap: the error that names the fault.
 #[inline(never)]
 fn parse_exact_slow(bytes: &[u8]) -> Result<FrozenBitmap<'_>, Error> {
     let Parsed { bm, len, .. } = parse_bitmap::<false>(bytes)?;
@@ -411,7 +459,7 @@ fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
 /// vector pass's setup and call.
 const VECTOR_WALK: usize = 64;
 
-/// From this many containers on, [`frozen_exact`] calls [`directory_holds`] compiled for
+/// From this many containers on, [`frozen_checked`] calls [`directory_holds`] compiled for
 /// the CPU; below it, the check inlined at the baseline's vector width costs less than the
 /// call (at 16 containers the call took a tenth longer; census1881_srt, a few of whose
 /// bitmaps hold 32 to 66 containers, opened a sixth faster with the call from 32 on).

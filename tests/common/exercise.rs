@@ -212,8 +212,9 @@ pub fn check_exact(bm: &FrozenBitmap<'_>) {
     }
 }
 
-/// `from_bytes` answers valid bitmaps by checks of its own: it must accept exactly the
-/// bytes that the full parse (`from_prefix`) accepts whole, and give the same view.
+/// `from_bytes` accepts exactly the bytes that `from_prefix` accepts whole (no bytes
+/// left over), and gives the same view. (Both answer valid bitmaps by checks in
+/// registers; the crate's unit tests hold those checks to the full parse.)
 pub fn check_open_agrees(bytes: &[u8]) {
     let exact = FrozenBitmap::from_bytes(bytes);
     let prefix = FrozenBitmap::from_prefix(bytes);
