@@ -1635,6 +1635,24 @@ fn many_container_check_agrees_with_the_walk() {
     }
 }
 
+/// Calls `f` with each of four single-byte changes of `bytes` (which `bm` reads) at every
+/// byte before the first payload (header and directory) and at each run container's count,
+/// and a description of the change.
+fn header_changes(bm: &FrozenBitmap<'_>, bytes: &[u8], mut f: impl FnMut(&[u8], &str)) {
+    let run_counts: Vec<usize> = (0..bm.container_count())
+        .filter(|&i| bm.dir.locate(i).code == 2)
+        .map(|i| bm.dir.offset(i))
+        .collect();
+    let places = (0..bm.dir.offset(0)).chain(run_counts.iter().flat_map(|&o| [o, o + 1]));
+    for pos in places {
+        for change in [1u8, 4, 0x80, 0xFF] {
+            let mut b = bytes.to_vec();
+            b[pos] ^= change;
+            f(&b, &alloc::format!("byte {pos} ^ {change:#x}"));
+        }
+    }
+}
+
 /// The offset-header check of portable streams (each container's size against the next
 /// stored offset) accepts exactly what the walk accepts, under every single-byte change of
 /// the header, the descriptors, the offsets and the run counts, and every truncation.
@@ -1683,20 +1701,7 @@ fn portable_offset_check_agrees_with_the_walk() {
             }
         };
         assert!(crate::view::open::portable_len(&bytes).is_some());
-        let n = bm.container_count();
-        let run_counts: Vec<usize> = (0..n)
-            .filter(|&i| bm.dir.locate(i).code == 2)
-            .map(|i| bm.dir.offset(i))
-            .collect();
-        let header_end = bm.dir.offset(0);
-        let places = (0..header_end).chain(run_counts.iter().flat_map(|&o| [o, o + 1]));
-        for pos in places {
-            for change in [1u8, 4, 0x80, 0xFF] {
-                let mut b = bytes.clone();
-                b[pos] ^= change;
-                agree(&b, &alloc::format!("byte {pos} ^ {change:#x}"));
-            }
-        }
+        header_changes(&bm, &bytes, |b, what| agree(b, what));
         // Every cut through the last run container's count and runs, and some before.
         let cuts = (0..bytes.len()).rev().step_by(37);
         for len in cuts.chain(bytes.len() - 12..bytes.len()) {
@@ -1829,20 +1834,9 @@ fn register_checks_agree_with_the_full_parse() {
             let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
             assert_eq!(bm.to_vec(), values);
             assert!(checked_prefix(&bytes).is_some());
-            let n = bm.container_count();
-            let run_counts: Vec<usize> = (0..n)
-                .filter(|&i| bm.dir.locate(i).code == 2)
-                .map(|i| bm.dir.offset(i))
-                .collect();
-            let header_end = bm.dir.offset(0);
-            let places = (0..header_end).chain(run_counts.iter().flat_map(|&o| [o, o + 1]));
-            for pos in places {
-                for change in [1u8, 4, 0x80, 0xFF] {
-                    let mut b = bytes.clone();
-                    b[pos] ^= change;
-                    agree(&b, &alloc::format!("{keys} keys: byte {pos} ^ {change:#x}"));
-                }
-            }
+            header_changes(&bm, &bytes, |b, what| {
+                agree(b, &alloc::format!("{keys} keys: {what}"))
+            });
             for len in (0..bytes.len())
                 .rev()
                 .step_by(41)
