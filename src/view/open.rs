@@ -154,9 +154,8 @@ fn portable_checked(bytes: &[u8]) -> Option<(PortableDir<'_>, Option<u64>, usize
 
 /// [`FrozenBitmap::from_bytes`]: [`parse`], and the bitmap must span all of `bytes`. A
 /// valid bitmap is answered by [`frozen_checked`] or [`portable_checked`], which build no
-/// error on the way;
-/// anything else goes to the full parse, which decides and names the fault, so both accept
-/// the same bytes.
+/// error on the way; anything else goes to the full parse, which decides and names the
+/// fault, so both accept the same bytes.
 #[inline(never)]
 pub(crate) fn parse_exact(bytes: &[u8]) -> Result<FrozenBitmap<'_>, Error> {
     // Each format's view built in its own arm: a `Directory` returned by one function for
@@ -168,7 +167,7 @@ pub(crate) fn parse_exact(bytes: &[u8]) -> Result<FrozenBitmap<'_>, Error> {
     };
     match frozen_checked::<true>(bytes) {
         Some(dir) => Ok(checked(Directory::Frozen(dir))),
-        _ => match portable_checked(bytes) {
+        None => match portable_checked(bytes) {
             Some((dir, _, len)) if len == bytes.len() => Ok(checked(Directory::Portable(dir))),
             _ => parse_exact_slow(bytes),
         },
@@ -179,20 +178,16 @@ pub(crate) fn parse_exact(bytes: &[u8]) -> Result<FrozenBitmap<'_>, Error> {
 /// [`parse_exact`] where the bitmap is valid.
 #[inline(never)]
 pub(crate) fn parse_prefix(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, &[u8]), Error> {
-    let checked = |dir, len: usize| {
-        let view = FrozenBitmap {
-            bytes: &bytes[..len],
-            dir,
-            checked: true,
-        };
-        Ok((view, &bytes[len..]))
-    };
-    match frozen_checked::<false>(bytes) {
-        Some(dir) => checked(Directory::Frozen(dir), read32(bytes, 12) as usize),
-        None => match portable_checked(bytes) {
-            Some((dir, _, len)) => checked(Directory::Portable(dir), len),
-            None => parse_prefix_slow(bytes),
-        },
+    match checked_prefix(bytes) {
+        Some((dir, len)) => {
+            let view = FrozenBitmap {
+                bytes: &bytes[..len],
+                dir,
+                checked: true,
+            };
+            Ok((view, &bytes[len..]))
+        }
+        None => parse_prefix_slow(bytes),
     }
 }
 
@@ -204,10 +199,9 @@ fn parse_prefix_slow(bytes: &[u8]) -> Result<(FrozenBitmap<'_>, &[u8]), Error> {
 }
 
 /// The directory of a valid bitmap at the start of `bytes` and the bytes it spans, by the
-/// checks of [`parse_exact`] and [`parse_prefix`]: [`frozen_checked`], or
-/// [`portable_checked`] for a portable stream (for the tests that hold them to the full
-/// parse).
-#[cfg(test)]
+/// checks of [`parse_exact`]: [`frozen_checked`], or [`portable_checked`] for a portable
+/// stream. `None` if a check fails, and the full parse then names the fault.
+#[inline(always)]
 pub(crate) fn checked_prefix(bytes: &[u8]) -> Option<(Directory<'_>, usize)> {
     match frozen_checked::<false>(bytes) {
         Some(dir) => Some((Directory::Frozen(dir), read32(bytes, 12) as usize)),
@@ -219,9 +213,8 @@ pub(crate) fn checked_prefix(bytes: &[u8]) -> Option<(Directory<'_>, usize)> {
 }
 
 /// The directory of a valid frozen bitmap at the start of `bytes` (its length is the
-/// header's total), by
-/// the checks of [`parse_bitmap`] (the header's, then [`directory_holds`]); `None` if one
-/// fails or the bytes are not a frozen bitmap. Only answers in registers: the view built
+/// header's total), by the checks of [`parse_bitmap`] (the header's, then
+/// [`directory_holds`]); `None` if one fails or the bytes are not a frozen bitmap. Only answers in registers: the view built
 /// at the merge of the parse's success and its errors was stored field by field and read
 /// back in wider loads (store-forwarding stalls, a fifth of an open of a few containers).
 /// With `EXACT`, the bitmap must span all of `bytes`.
