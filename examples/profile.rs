@@ -20,6 +20,9 @@
 //! target/release/examples/profile sweep ../shared/realdata
 //! ```
 //!
+//! `profile queries ROOT` pairs the queries of [`QUERIES`] (subset and disjointness tests,
+//! range counts and containment, skipping with `advance_to`) the same way.
+//!
 //! `profile reads ROOT` does the same for the read paths and conversions ([`READS`]:
 //! `to_vec`, `iter` forward, backward and through `dyn Iterator`, `next_range`, `contains`,
 //! `rank`, `select`, `write_portable`, `write_frozen`, the checked open, building) against CRoaring
@@ -88,6 +91,26 @@ const READS: [(&str, &str); 17] = [
     ("build", "rr_build"),
 ];
 
+/// The queries that `profile queries ROOT` pairs, against CRoaring's frozen views (`crv_`)
+/// and roaring-rs's owned bitmaps (`rr_`): `subset` asks whether each consecutive pair's
+/// intersection is a subset of the first (always so, so every container is compared),
+/// `disjoint` whether consecutive bitmaps share no value, `range_len` counts the values in
+/// ranges between two probes, `contains_range` asks for ranges that start at a value of the
+/// set (of 1 to 32 values, so some hold), and `advance_to` skips through each bitmap to
+/// each of the sorted probes and takes the next value (a skipping intersection's step).
+const QUERIES: [(&str, &str); 10] = [
+    ("subset", "crv_subset"),
+    ("subset", "rr_subset"),
+    ("disjoint", "crv_disjoint"),
+    ("disjoint", "rr_disjoint"),
+    ("range_len", "crv_range_len"),
+    ("range_len", "rr_range_len"),
+    ("contains_range", "crv_contains_range"),
+    ("contains_range", "rr_contains_range"),
+    ("advance_to", "crv_advance_to"),
+    ("advance_to", "rr_advance_to"),
+];
+
 fn env_number(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()
@@ -108,6 +131,9 @@ fn main() {
     }
     if op == "reads" {
         return sweep(dir.as_ref(), &READS);
+    }
+    if op == "queries" {
+        return sweep(dir.as_ref(), &QUERIES);
     }
     let vs = std::env::var("VS").ok();
     let wanted = [op.as_str(), vs.as_deref().unwrap_or("")];
@@ -325,6 +351,67 @@ fn with_dataset(
     } else {
         Vec::new()
     };
+    // For `subset`: the intersection of each consecutive pair, ours as frozen bytes,
+    // CRoaring's as frozen views (leaked like the others), roaring-rs's owned.
+    let subset = wanted.iter().any(|o| o.ends_with("subset"));
+    let and_bufs: Vec<Vec<u8>> = if subset {
+        views
+            .windows(2)
+            .map(|p| {
+                let mut o = Vec::new();
+                w.intersection_into(&p[0], &p[1], &mut o).unwrap();
+                o
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let and_views: Vec<_> = and_bufs
+        .iter()
+        .map(|b| FrozenBitmap::from_bytes(b).unwrap())
+        .collect();
+    let crv_and: Vec<croaring::BitmapView<'static>> = if subset && !crv.is_empty() {
+        cr.windows(2)
+            .map(|p| {
+                let b = p[0].and(&p[1]);
+                let mut buf = Vec::new();
+                let _ = b.serialize_into_vec::<croaring::Frozen>(&mut buf);
+                let size = b.get_serialized_size_in_bytes::<croaring::Frozen>();
+                let buf: &'static [u8] = Vec::leak(buf);
+                // SAFETY: as for `crv` above: frozen bytes CRoaring wrote, 32-byte aligned
+                // at the end of a leaked vector.
+                unsafe {
+                    croaring::BitmapView::deserialize::<croaring::Frozen>(&buf[buf.len() - size..])
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let rr_and: Vec<roaring::RoaringBitmap> = if subset {
+        rr.windows(2).map(|p| &p[0] & &p[1]).collect()
+    } else {
+        Vec::new()
+    };
+    let mut sorted_probes = probes.clone();
+    sorted_probes.sort_unstable();
+    // For `range_len`: ranges between two consecutive probes, of every length.
+    let ranges: Vec<core::ops::RangeInclusive<u32>> = probes
+        .chunks_exact(2)
+        .map(|p| p[0].min(p[1])..=p[0].max(p[1]))
+        .collect();
+    // For `contains_range`: per bitmap, 64 ranges of 1 to 32 values from one of its values.
+    let set_ranges: Vec<Vec<core::ops::RangeInclusive<u32>>> = sets
+        .iter()
+        .map(|s| {
+            (0..64u32)
+                .filter_map(|k| {
+                    let x = *s.get((probes[k as usize] as usize) % s.len().max(1))?;
+                    Some(x..=x.saturating_add(k % 32))
+                })
+                .collect()
+        })
+        .collect();
     // RELAXED=1: set operations without canonical kinds (`Writer::with_canonical(false)`).
     if std::env::var_os("RELAXED").is_some_and(|v| v == "1") {
         w = Writer::new().with_canonical(false);
@@ -510,6 +597,102 @@ fn with_dataset(
                 use roaring::MultiOps;
                 rr.iter().difference().len()
             }
+            "subset" => and_views
+                .iter()
+                .zip(&views)
+                .filter(|(a, b)| a.is_subset(b))
+                .count() as u64,
+            "crv_subset" => crv_and
+                .iter()
+                .zip(&crv)
+                .filter(|(a, b)| a.is_subset(b))
+                .count() as u64,
+            "rr_subset" => rr_and
+                .iter()
+                .zip(&rr)
+                .filter(|(a, b)| a.is_subset(b))
+                .count() as u64,
+            "disjoint" => views.windows(2).filter(|p| p[0].is_disjoint(&p[1])).count() as u64,
+            "crv_disjoint" => crv.windows(2).filter(|p| !p[0].intersect(&p[1])).count() as u64,
+            "rr_disjoint" => rr.windows(2).filter(|p| p[0].is_disjoint(&p[1])).count() as u64,
+            "range_len" => views
+                .iter()
+                .map(|v| {
+                    ranges
+                        .iter()
+                        .map(|r| v.range_cardinality(r.clone()))
+                        .sum::<u64>()
+                })
+                .sum(),
+            "crv_range_len" => crv
+                .iter()
+                .map(|v| {
+                    ranges
+                        .iter()
+                        .map(|r| v.range_cardinality(r.clone()))
+                        .sum::<u64>()
+                })
+                .sum(),
+            "rr_range_len" => rr
+                .iter()
+                .map(|v| {
+                    ranges
+                        .iter()
+                        .map(|r| v.range_cardinality(r.clone()))
+                        .sum::<u64>()
+                })
+                .sum(),
+            "contains_range" => views
+                .iter()
+                .zip(&set_ranges)
+                .map(|(v, rs)| rs.iter().filter(|r| v.contains_range((*r).clone())).count() as u64)
+                .sum(),
+            "crv_contains_range" => crv
+                .iter()
+                .zip(&set_ranges)
+                .map(|(v, rs)| rs.iter().filter(|r| v.contains_range((*r).clone())).count() as u64)
+                .sum(),
+            "rr_contains_range" => rr
+                .iter()
+                .zip(&set_ranges)
+                .map(|(v, rs)| rs.iter().filter(|r| v.contains_range((*r).clone())).count() as u64)
+                .sum(),
+            "advance_to" => views
+                .iter()
+                .map(|v| {
+                    let mut it = v.iter();
+                    let mut sum = 0u64;
+                    for &p in &sorted_probes {
+                        it.advance_to(p);
+                        sum += it.next().map_or(0, u64::from);
+                    }
+                    sum
+                })
+                .sum(),
+            "crv_advance_to" => crv
+                .iter()
+                .map(|v| {
+                    let mut it = v.iter();
+                    let mut sum = 0u64;
+                    for &p in &sorted_probes {
+                        it.reset_at_or_after(p);
+                        sum += it.next().map_or(0, u64::from);
+                    }
+                    sum
+                })
+                .sum(),
+            "rr_advance_to" => rr
+                .iter()
+                .map(|v| {
+                    let mut it = v.iter();
+                    let mut sum = 0u64;
+                    for &p in &sorted_probes {
+                        it.advance_to(p);
+                        sum += it.next().map_or(0, u64::from);
+                    }
+                    sum
+                })
+                .sum(),
             "crv_to_vec" => crv.iter().map(|v| v.to_vec().len() as u64).sum(),
             "crv_contains" => crv
                 .iter()
