@@ -76,19 +76,6 @@ pub(crate) fn intersection_len_located(a: Located<'_>, b: Located<'_>) -> u64 {
     }
 }
 
-/// Whether `a ∩ b` is non-empty (stops at the first common value).
-pub(crate) fn intersects(a: Container<'_>, b: Container<'_>) -> bool {
-    use Container::*;
-    match (a, b) {
-        (Array(x), Bitset(y)) | (Bitset(y), Array(x)) => x.iter().any(|v| bit(y, v.get())),
-        (Bitset(x), Bitset(y)) => x.iter().zip(y.iter()).any(|(p, q)| p.get() & q.get() != 0),
-        (Array(x), Run(y)) | (Run(y), Array(x)) => {
-            x.iter().any(|v| Container::Run(y).contains(v.get()))
-        }
-        _ => intersection_len(a, b) != 0,
-    }
-}
-
 #[inline]
 fn bit(b: &BitsetLE, v: u16) -> bool {
     (b[usize::from(v >> 6)].get() >> (v & 63)) & 1 != 0

@@ -6,6 +6,7 @@ pub(crate) mod count;
 pub(crate) mod extract;
 pub(crate) mod iter;
 mod located;
+pub(crate) mod relate;
 pub(crate) mod validate;
 
 pub(crate) use located::Located;

@@ -27,6 +27,20 @@ pub(crate) fn intersect_count_u16(a: &[U16], b: &[U16]) -> Option<u64> {
     None
 }
 
+/// Whether two sorted `u16` arrays share a value, by the block compares of
+/// [`intersect_count_u16`] up to the first block that finds one, or `None` if the CPU lacks
+/// the features (the caller then merges in scalar code).
+#[inline]
+pub(crate) fn arrays_meet(a: &[U16], b: &[U16]) -> Option<bool> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if x86::has_v3() {
+        // SAFETY: `has_v3` confirmed SSSE3/SSE4 (implied by AVX2) and POPCNT on this CPU.
+        return Some(unsafe { kernels::arrays_meet(a, b) });
+    }
+    let _ = (a, b);
+    None
+}
+
 /// `|small ∩ large|` for sorted `u16` arrays where `large` is several times longer: each
 /// value of `small` is looked up by scanning `large` 16 values per AVX2 compare from where
 /// the previous lookup stopped. `None` if the CPU lacks AVX2 (the caller gallops instead).
@@ -426,6 +440,7 @@ mod kernels {
         // matches beyond the room are dropped (`store_dropping`, and the check below).
         let (i, j) = blocks(a, b, |va, found| {
             k += store_dropping(va, !found as usize, dst, k);
+            true
         });
         // The side with fewer than 8 values left is searched for in the other's rest,
         // which can be long (a merge would step through it value by value).
@@ -441,13 +456,38 @@ mod kernels {
     pub(super) unsafe fn intersect_count_u16(a: &[U16], b: &[U16]) -> u64 {
         let (a, b, zero) = without_zero(a, b);
         let mut n = u64::from(zero == (true, true));
-        let (i, j) = blocks(a, b, |_, found| n += u64::from(found.count_ones()));
+        let (i, j) = blocks(a, b, |_, found| {
+            n += u64::from(found.count_ones());
+            true
+        });
         // The side with fewer than 8 values left is searched for in the other's rest,
         // which can be long (a merge would step through it value by value).
         let (a, b) = (&a[i..], &b[j..]);
         let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
         // SAFETY: this function's own requirements (AVX2 and POPCNT) are the callee's.
         n + unsafe { scan_count_u16(small, large) }
+    }
+
+    /// See [`super::arrays_meet`]: [`blocks`] until a block finds a match, then the fewer
+    /// than 8 values left on one side searched for in the other's rest ([`scan_matches`]).
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn arrays_meet(a: &[U16], b: &[U16]) -> bool {
+        let (a, b, zero) = without_zero(a, b);
+        let mut met = zero == (true, true);
+        let (i, j) = blocks(a, b, |_, found| {
+            met |= found != 0;
+            !met
+        });
+        if met {
+            return true;
+        }
+        let (a, b) = (&a[i..], &b[j..]);
+        let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        scan_matches(small, large, |_| {
+            met = true;
+            false
+        });
+        met
     }
 
     /// See [`super::intersect_u16`]: [`blocks16`], each pair's matching lanes compressed

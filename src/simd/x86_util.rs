@@ -109,7 +109,8 @@ pub(super) fn match_nonzero_bits(va: __m128i, vb: __m128i) -> u32 {
 /// Block intersection (Schlegel, Willhalm, Lehner; Lemire et al.): compares 8 values of
 /// `a` with 8 values of `b`, calls `on_block(va, found)` with the block of `a` and the
 /// all-ones lanes of it found in the block of `b`, and advances the block with the
-/// smaller maximum (both if equal). Returns where a scalar merge must take over. A value
+/// smaller maximum (both if equal), until `on_block` returns `false`. Returns where a
+/// scalar merge must take over (both ends, when `on_block` stopped it). A value
 /// of `a` matches at most one value of `b`, and later blocks of `b` hold larger values,
 /// so the blocks of `a` come in ascending order and each match is reported once.
 #[inline]
@@ -117,7 +118,7 @@ pub(super) fn match_nonzero_bits(va: __m128i, vb: __m128i) -> u32 {
 pub(super) fn blocks(
     a: &[U16],
     b: &[U16],
-    mut on_block: impl FnMut(__m128i, u32),
+    mut on_block: impl FnMut(__m128i, u32) -> bool,
 ) -> (usize, usize) {
     let (mut i, mut j) = (0usize, 0usize);
     if a.len() < 8 || b.len() < 8 {
@@ -127,7 +128,9 @@ pub(super) fn blocks(
     // each later load.
     let (mut va, mut vb) = unsafe { (load8(a, i), load8(b, j)) };
     loop {
-        on_block(va, match_nonzero_bits(va, vb));
+        if !on_block(va, match_nonzero_bits(va, vb)) {
+            return (a.len(), b.len());
+        }
         // Advance by branches (as CRoaring does): predicted, they let the next loads
         // start before this turn's comparison is known; the branch-free form made
         // every turn wait for the last turn's loads (~3× slower on small arrays).

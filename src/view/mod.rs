@@ -487,21 +487,51 @@ impl<'a> FrozenBitmap<'a> {
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
     pub fn range_cardinality<R: RangeBounds<u32>>(&self, range: R) -> u64 {
-        match inclusive(range) {
-            Some((lo, hi)) => {
-                let below = if lo == 0 { 0 } else { self.rank(lo - 1) };
-                self.rank(hi).saturating_sub(below)
-            }
-            None => 0,
+        let Some((lo, hi)) = inclusive(range) else {
+            return 0;
+        };
+        let (klo, khi) = ((lo >> 16) as u16, (hi >> 16) as u16);
+        if klo == khi {
+            return match self.dir.find(klo) {
+                Ok(i) => u64::from(self.dir.container(i).range_len(lo as u16, hi as u16)),
+                Err(_) => 0,
+            };
         }
+        // The first and last keys' containers counted in part, those between whole from
+        // the directory's counts.
+        let (first, from) = match self.dir.find(klo) {
+            Ok(i) => (self.dir.container(i).range_len(lo as u16, u16::MAX), i + 1),
+            Err(i) => (0, i),
+        };
+        let (last, to) = match self.dir.find(khi) {
+            Ok(j) => (self.dir.container(j).range_len(0, hi as u16), j),
+            Err(j) => (0, j),
+        };
+        u64::from(first) + u64::from(last) + self.dir.cards_between(from, to.max(from))
     }
 
-    /// Whether every value of `range` is in the bitmap (`true` for an empty range).
+    /// Whether every value of `range` is in the bitmap (`true` for an empty range). Stops
+    /// at the first value missing; the containers wholly inside the range are judged by
+    /// their stored cardinality.
     pub fn contains_range<R: RangeBounds<u32>>(&self, range: R) -> bool {
-        match inclusive(range) {
-            Some((lo, hi)) => self.range_cardinality(lo..=hi) == u64::from(hi - lo) + 1,
-            None => true,
+        let Some((lo, hi)) = inclusive(range) else {
+            return true;
+        };
+        let (klo, khi) = ((lo >> 16) as u16, (hi >> 16) as u16);
+        let Ok(i) = self.dir.find(klo) else {
+            return false;
+        };
+        if klo == khi {
+            return self.dir.container(i).contains_range(lo as u16, hi as u16);
         }
+        // Every key from `klo` to `khi` present: as keys increase, the last one is then
+        // `khi - klo` places after the first.
+        let j = i + usize::from(khi - klo);
+        j < self.dir.n()
+            && self.dir.key(j) == khi
+            && (i + 1..j).all(|m| self.dir.card(m) == 1 << 16)
+            && self.dir.container(i).contains_range(lo as u16, u16::MAX)
+            && self.dir.container(j).contains_range(0, hi as u16)
     }
 
     /// An iterator over the values in ascending order (double-ended; see [`Iter`]).

@@ -1,7 +1,7 @@
 //! Set-algebra counts between two views: nothing is materialized, nothing allocated.
 
 use super::{Directory, FrozenBitmap};
-use crate::container::count;
+use crate::container::{count, relate};
 
 impl FrozenBitmap<'_> {
     /// Walks the containers with equal keys in both bitmaps; `f` returns `false` to stop.
@@ -50,7 +50,7 @@ impl FrozenBitmap<'_> {
         (self.len() + other.len()).saturating_sub(2 * self.intersection_len(other))
     }
 
-    /// Whether every value of `self` is in `other`.
+    /// Whether every value of `self` is in `other` (stops at the first value missing).
     pub fn is_subset(&self, other: &FrozenBitmap<'_>) -> bool {
         if self.len() > other.len() || self.dir.n() > other.dir.n() {
             return false;
@@ -60,8 +60,7 @@ impl FrozenBitmap<'_> {
         self.for_each_common_key(other, |i, j| {
             let card = self.dir.card(i);
             subset = card <= other.dir.card(j)
-                && count::intersection_len(self.dir.container(i), other.dir.container(j))
-                    == u64::from(card);
+                && relate::is_subset(self.dir.container(i), other.dir.container(j), card);
             matched += 1;
             subset
         });
@@ -77,7 +76,7 @@ impl FrozenBitmap<'_> {
     pub fn is_disjoint(&self, other: &FrozenBitmap<'_>) -> bool {
         let mut disjoint = true;
         self.for_each_common_key(other, |i, j| {
-            disjoint = !count::intersects(self.dir.container(i), other.dir.container(j));
+            disjoint = !relate::intersects(self.dir.container(i), other.dir.container(j));
             disjoint
         });
         disjoint

@@ -57,7 +57,28 @@ impl<'a> FrozenBitmap64<'a> {
         if lo >= hi {
             return true;
         }
-        (hi - lo) as u64 as u128 == hi - lo && self.range_cardinality(range) as u128 == hi - lo
+        // Each bucket the range meets is present and holds its part (buckets are in
+        // ascending key order, so the walk stops at the first gap).
+        let mut next = lo;
+        for (k, b) in self.buckets() {
+            let base = u128::from(k) << 32;
+            if base + (1 << 32) <= next {
+                continue;
+            }
+            if base > next {
+                return false;
+            }
+            let from = (next - base) as u32;
+            let to = (hi.min(base + (1 << 32)) - base - 1) as u32;
+            if !b.contains_range(from..=to) {
+                return false;
+            }
+            next = base + u128::from(to) + 1;
+            if next >= hi {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether the two sets share no value.

@@ -257,6 +257,25 @@ pub fn check_queries(bm: &FrozenBitmap<'_>, set: &BTreeSet<u32>, seed: u64) {
             "contains_range({lo}..={hi})"
         );
     }
+    // Ranges from a value of the set, of 1 to 2^17 values (within a run, across a
+    // container's end, over whole containers), where containment holds as often as not.
+    for _ in 0..32 {
+        let Some(&lo) = model.get(rng.below(model.len() as u64) as usize) else {
+            break;
+        };
+        let hi = lo.saturating_add((rng.next() as u32) >> (15 + rng.below(18) as u32));
+        let expect = set.range(lo..=hi).count() as u64;
+        assert_eq!(
+            bm.range_cardinality(lo..=hi),
+            expect,
+            "range_cardinality({lo}..={hi})"
+        );
+        assert_eq!(
+            bm.contains_range(lo..=hi),
+            expect == u64::from(hi - lo) + 1,
+            "contains_range({lo}..={hi})"
+        );
+    }
     assert_eq!(bm.range_cardinality(..), model.len() as u64);
     // Iteration from both ends, interleaved, meets in the middle exactly once.
     let mut it = bm.iter();
