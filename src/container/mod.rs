@@ -258,7 +258,7 @@ fn array_contains(a: &[U16], lo: u16) -> bool {
 /// The number of values `<= lo` in the sorted array: the search of [`array_contains`], then
 /// the window's values counted at once.
 #[inline]
-fn array_rank(a: &[U16], lo: u16) -> u32 {
+pub(crate) fn array_rank(a: &[U16], lo: u16) -> u32 {
     if a.len() < WINDOW {
         return a.partition_point(|x| x.get() <= lo) as u32;
     }

@@ -7,8 +7,8 @@
 //! bounded by the slices it reads, so the corrupt payloads of an unchecked view (unsorted
 //! values, overlapping runs) can give a wrong answer, never a panic.
 
-use super::Container;
 use super::count::gallop_by;
+use super::{Container, array_rank};
 use crate::cast::{BitsetLE, RunLE, U16};
 
 /// Size ratio above which a merge gives way to a search of the larger side for each value
@@ -21,16 +21,14 @@ const GALLOP_RATIO: usize = 16;
 const WORDS_PER_TEST: usize = 8;
 
 /// Whether `a` and `b` share a value.
+#[inline(always)]
 pub(crate) fn intersects(a: Container<'_>, b: Container<'_>) -> bool {
     use Container::*;
     match (a, b) {
         (Array(x), Array(y)) => arrays_intersect(x, y),
         (Array(x), Bitset(y)) | (Bitset(y), Array(x)) => x.iter().any(|v| bit(y, v.get())),
         (Array(x), Run(y)) | (Run(y), Array(x)) => array_meets_runs(x, y),
-        (Bitset(x), Bitset(y)) => x
-            .chunks(WORDS_PER_TEST)
-            .zip(y.chunks(WORDS_PER_TEST))
-            .any(|(p, q)| p.iter().zip(q).fold(0, |m, (p, q)| m | (p.get() & q.get())) != 0),
+        (Bitset(x), Bitset(y)) => bitsets_meet(x, y),
         (Bitset(x), Run(y)) | (Run(y), Bitset(x)) => {
             y.iter().any(|r| any_bit_in(x, r.start(), r.end()))
         }
@@ -39,22 +37,14 @@ pub(crate) fn intersects(a: Container<'_>, b: Container<'_>) -> bool {
 }
 
 /// Whether every value of `a` is in `b`, for an `a` that stores `card_a` values.
+#[inline(always)]
 pub(crate) fn is_subset(a: Container<'_>, b: Container<'_>, card_a: u32) -> bool {
     use Container::*;
     match (a, b) {
         (Array(x), Array(y)) => array_in_array(x, y),
         (Array(x), Bitset(y)) => x.iter().all(|v| bit(y, v.get())),
         (Array(x), Run(y)) => array_in_runs(x, y),
-        (Bitset(x), Bitset(y)) => {
-            x.chunks(WORDS_PER_TEST)
-                .zip(y.chunks(WORDS_PER_TEST))
-                .all(|(p, q)| {
-                    p.iter()
-                        .zip(q)
-                        .fold(0, |m, (p, q)| m | (p.get() & !q.get()))
-                        == 0
-                })
-        }
+        (Bitset(x), Bitset(y)) => bitset_in_bitset(x, y),
         (Bitset(x), Run(y)) => bitset_in_runs(x, y),
         (Run(x), Array(y)) => x.iter().all(|r| array_holds(y, r.start(), r.end())),
         (Run(x), Bitset(y)) => x.iter().all(|r| all_bits_in(y, r.start(), r.end())),
@@ -70,12 +60,16 @@ impl Container<'_> {
     pub(crate) fn range_len(&self, lo: u16, hi: u16) -> u32 {
         match self {
             Container::Array(a) => {
-                // The values from `lo` on, then among the next `hi - lo + 1` of them (the
-                // most the range can hold) those up to `hi`: a short second search for a
-                // short range.
-                let from = a.partition_point(|x| x.get() < lo);
-                let window = &a[from..a.len().min(from + usize::from(hi - lo) + 1)];
-                window.partition_point(|x| x.get() <= hi) as u32
+                // The values up to `hi` less those below `lo`, each count skipped at the
+                // container's ends (ranges from or to a container's edge are the
+                // common case: every container a range spans but the first and last).
+                let to_hi = if hi == u16::MAX {
+                    a.len() as u32
+                } else {
+                    array_rank(a, hi)
+                };
+                let below = if lo == 0 { 0 } else { array_rank(a, lo - 1) };
+                to_hi.saturating_sub(below)
             }
             Container::Bitset(b) => {
                 // The words between the first and the last counted by the popcount compiled
@@ -137,6 +131,25 @@ fn range_words(start: u32, end: u32) -> impl Iterator<Item = (usize, u64)> {
         }
         (w, m)
     })
+}
+
+/// Whether two bitsets share a set bit, tested a cache line at a time.
+fn bitsets_meet(x: &BitsetLE, y: &BitsetLE) -> bool {
+    x.chunks(WORDS_PER_TEST)
+        .zip(y.chunks(WORDS_PER_TEST))
+        .any(|(p, q)| p.iter().zip(q).fold(0, |m, (p, q)| m | (p.get() & q.get())) != 0)
+}
+
+/// Whether every set bit of `x` is set in `y`, tested a cache line at a time.
+fn bitset_in_bitset(x: &BitsetLE, y: &BitsetLE) -> bool {
+    x.chunks(WORDS_PER_TEST)
+        .zip(y.chunks(WORDS_PER_TEST))
+        .all(|(p, q)| {
+            p.iter()
+                .zip(q)
+                .fold(0, |m, (p, q)| m | (p.get() & !q.get()))
+                == 0
+        })
 }
 
 /// Whether a bit of `start ..= end` is set.
@@ -210,7 +223,10 @@ fn arrays_intersect(a: &[U16], b: &[U16]) -> bool {
         }
         return false;
     }
-    if let Some(met) = crate::simd::arrays_meet(small, large) {
+    // The vector compare takes blocks of 8: a shorter array is merged here, without a call.
+    if small.len() >= 8
+        && let Some(met) = crate::simd::arrays_meet(small, large)
+    {
         return met;
     }
     let (mut i, mut j) = (0, 0);
@@ -300,7 +316,9 @@ fn array_in_array(a: &[U16], b: &[U16]) -> bool {
         }
         return true;
     }
-    if let Some(all) = all_in(a, b) {
+    if a.len() >= 8
+        && let Some(all) = all_in(a, b)
+    {
         return all;
     }
     // Every step takes the next value of `b`, and the next of `a` too when they are equal;

@@ -513,16 +513,28 @@ impl<'a> FrozenBitmap<'a> {
     /// Whether every value of `range` is in the bitmap (`true` for an empty range). Stops
     /// at the first value missing; the containers wholly inside the range are judged by
     /// their stored cardinality.
+    #[inline]
     pub fn contains_range<R: RangeBounds<u32>>(&self, range: R) -> bool {
         let Some((lo, hi)) = inclusive(range) else {
             return true;
         };
+        // As in `contains`: the key search inline, the rest out of line.
+        match self.dir.find((lo >> 16) as u16) {
+            Ok(i) => self.holds_from(i, lo, hi),
+            Err(_) => false,
+        }
+    }
+
+    /// Whether `lo ..= hi` is in the bitmap, where container `i` has `lo`'s key (the
+    /// out-of-line half of [`contains_range`](Self::contains_range)).
+    #[inline(never)]
+    fn holds_from(&self, i: usize, lo: u32, hi: u32) -> bool {
         let (klo, khi) = ((lo >> 16) as u16, (hi >> 16) as u16);
-        let Ok(i) = self.dir.find(klo) else {
-            return false;
-        };
         if klo == khi {
-            return self.dir.container(i).contains_range(lo as u16, hi as u16);
+            // A container with fewer values than the range cannot hold it (known from the
+            // directory, without reading the payload).
+            return hi - lo < self.dir.card(i)
+                && self.dir.container(i).contains_range(lo as u16, hi as u16);
         }
         // Every key from `klo` to `khi` present: as keys increase, the last one is then
         // `khi - klo` places after the first.

@@ -4,12 +4,6 @@ use super::{Directory, FrozenBitmap};
 use crate::container::{count, relate};
 
 impl FrozenBitmap<'_> {
-    /// Walks the containers with equal keys in both bitmaps; `f` returns `false` to stop.
-    #[inline]
-    fn for_each_common_key(&self, other: &FrozenBitmap<'_>, f: impl FnMut(usize, usize) -> bool) {
-        crate::view::dir::common_keys(&self.dir, &other.dir, f);
-    }
-
     /// `|self ∩ other|`.
     ///
     /// ```
@@ -52,19 +46,10 @@ impl FrozenBitmap<'_> {
 
     /// Whether every value of `self` is in `other` (stops at the first value missing).
     pub fn is_subset(&self, other: &FrozenBitmap<'_>) -> bool {
-        if self.len() > other.len() || self.dir.n() > other.dir.n() {
-            return false;
-        }
-        let mut matched = 0usize;
-        let mut subset = true;
-        self.for_each_common_key(other, |i, j| {
-            let card = self.dir.card(i);
-            subset = card <= other.dir.card(j)
-                && relate::is_subset(self.dir.container(i), other.dir.container(j), card);
-            matched += 1;
-            subset
-        });
-        subset && matched == self.dir.n()
+        // From the directories in the views alone (no payload or count read): the empty
+        // set, and more containers than `other` has.
+        let n = self.dir.n();
+        n == 0 || (n <= other.dir.n() && subset_dirs(&self.dir, &other.dir))
     }
 
     /// Whether `self` is a superset of `other`.
@@ -73,14 +58,57 @@ impl FrozenBitmap<'_> {
     }
 
     /// Whether the two bitmaps have no value in common (stops at the first common value).
+    #[inline]
     pub fn is_disjoint(&self, other: &FrozenBitmap<'_>) -> bool {
-        let mut disjoint = true;
-        self.for_each_common_key(other, |i, j| {
-            disjoint = !relate::intersects(self.dir.container(i), other.dir.container(j));
-            disjoint
-        });
-        disjoint
+        // As in `intersection_len`: pairs without a common key answered inline.
+        match crate::view::dir::first_common_key(&self.dir, &other.dir) {
+            None => true,
+            Some(from) => disjoint_from(&self.dir, &other.dir, from),
+        }
     }
+}
+
+/// Whether no container of `a` shares a value with the container of the same key in `b`,
+/// from their first common key on (`from`). The walk and the kernels' match on the pair of
+/// kinds are one function: out of line, the kernel took its two containers through the
+/// stack, a third of a bitset pair's test.
+#[inline(never)]
+fn disjoint_from(a: &Directory<'_>, b: &Directory<'_>, from: (usize, usize)) -> bool {
+    let mut disjoint = true;
+    crate::view::dir::common_keys_from(
+        a,
+        b,
+        from,
+        #[inline(always)]
+        |i, j| {
+            disjoint = !relate::intersects(a.container(i), b.container(j));
+            disjoint
+        },
+    );
+    disjoint
+}
+
+/// Whether every container of `a` is a subset of the container of the same key in `b`
+/// (one function with its kernels' match, as [`disjoint_from`]).
+#[inline(never)]
+fn subset_dirs(a: &Directory<'_>, b: &Directory<'_>) -> bool {
+    let mut matched = 0usize;
+    let mut subset = true;
+    crate::view::dir::common_keys(
+        a,
+        b,
+        #[inline(always)]
+        |i, j| {
+            // A key of `a` passed over (`i` ahead of the keys matched) is not in `b`.
+            let card = a.card(i);
+            subset = i == matched
+                && card <= b.card(j)
+                && relate::is_subset(a.container(i), b.container(j), card);
+            matched += 1;
+            subset
+        },
+    );
+    subset && matched == a.n()
 }
 
 /// `|a ∩ b|` from the first common key on (`from`). A common key that is the last of either
