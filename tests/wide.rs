@@ -609,3 +609,34 @@ fn ranges_join_only_across_adjacent_buckets_that_meet() {
         [(u64::MAX - (B + 1), u64::MAX - B), (u64::MAX - 1, u64::MAX)]
     );
 }
+
+/// Containment across buckets: a stretch that runs over a bucket's end is held only while
+/// both buckets hold their parts, and not past a missing bucket.
+#[test]
+fn contains_range_crosses_buckets() {
+    const B: u64 = 1 << 32;
+    let s: BTreeSet<u64> = (B - 300..B + 300)
+        .chain(2 * B + 5..2 * B + 10)
+        .chain(4 * B - 2..4 * B)
+        .collect();
+    for bytes in [both_formats(&s, false).0, both_formats(&s, true).1] {
+        let bm = FrozenBitmap64::from_bytes(&bytes).unwrap();
+        for (lo, hi) in [
+            (B - 300, B + 300),
+            (B - 1, B + 1),
+            (B - 301, B + 1),
+            (B - 1, B + 301),
+            (B + 299, 2 * B + 6),
+            (2 * B + 5, 2 * B + 10),
+            (4 * B - 2, 4 * B),
+            (4 * B - 2, 4 * B + 1),
+            (3 * B, 3 * B + 1),
+        ] {
+            assert_eq!(
+                bm.contains_range(lo..hi),
+                (lo..hi).all(|v| s.contains(&v)),
+                "contains_range({lo}..{hi})"
+            );
+        }
+    }
+}

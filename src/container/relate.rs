@@ -266,33 +266,39 @@ fn all_in(a: &[U16], b: &[U16]) -> Option<bool> {
     Some(true)
 }
 
-/// Whether a value of the sorted array lies in one of the sorted runs: one merge.
+/// Whether a value of the sorted array lies in one of the sorted runs: a merge in which
+/// each side skips ahead by galloping (to the first run that ends at or after the value,
+/// to the first value at or after the run's start), so a few runs among many values, or
+/// a few values among many runs, are passed over in a few steps.
 fn array_meets_runs(a: &[U16], r: &[RunLE]) -> bool {
     let (mut i, mut j) = (0, 0);
-    while let (Some(v), Some(x)) = (a.get(i), r.get(j)) {
+    while let Some(v) = a.get(i) {
         let v = u32::from(v.get());
-        if x.end() < v {
-            j += 1;
-        } else if x.start() <= v {
+        j = gallop_by(r.len(), j, |k| r[k].end() < v);
+        let Some(x) = r.get(j) else { return false };
+        if x.start() <= v {
             return true;
-        } else {
-            i += 1;
         }
+        let start = x.start();
+        i = gallop_by(a.len(), i + 1, |k| u32::from(a[k].get()) < start);
     }
     false
 }
 
-/// Whether two sorted run lists overlap: the run that ends first is replaced.
+/// Whether two sorted run lists overlap: for each run of `a` the first run of `b` that
+/// ends at or after its start, found by galloping, and the same the other way, so that
+/// a side with few runs passes over the other's many in a few steps.
 fn runs_meet(a: &[RunLE], b: &[RunLE]) -> bool {
     let (mut i, mut j) = (0, 0);
-    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-        if x.end() < y.start() {
-            i += 1;
-        } else if y.end() < x.start() {
-            j += 1;
-        } else {
+    while let Some(x) = a.get(i) {
+        let start = x.start();
+        j = gallop_by(b.len(), j, |k| b[k].end() < start);
+        let Some(y) = b.get(j) else { return false };
+        if y.start() <= x.end() {
             return true;
         }
+        let next = y.start();
+        i = gallop_by(a.len(), i + 1, |k| a[k].end() < next);
     }
     false
 }
@@ -334,14 +340,13 @@ fn array_in_array(a: &[U16], b: &[U16]) -> bool {
     i == a.len()
 }
 
-/// Whether every value of the sorted array lies in one of the sorted runs: one merge.
+/// Whether every value of the sorted array lies in one of the sorted runs: for each value
+/// the first run that ends at or after it, found by galloping.
 fn array_in_runs(a: &[U16], r: &[RunLE]) -> bool {
     let mut j = 0;
     for v in a {
         let v = u32::from(v.get());
-        while r.get(j).is_some_and(|x| x.end() < v) {
-            j += 1;
-        }
+        j = gallop_by(r.len(), j, |k| r[k].end() < v);
         if r.get(j).is_none_or(|x| x.start() > v) {
             return false;
         }
