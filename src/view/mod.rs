@@ -493,6 +493,8 @@ impl<'a> FrozenBitmap<'a> {
         let (klo, khi) = ((lo >> 16) as u16, (hi >> 16) as u16);
         if klo == khi {
             return match self.dir.find(klo) {
+                // A full container (known from its stored count) holds the whole range.
+                Ok(i) if self.dir.card(i) == 1 << 16 => u64::from(hi - lo) + 1,
                 Ok(i) => u64::from(self.dir.container(i).range_len(lo as u16, hi as u16)),
                 Err(_) => 0,
             };
@@ -532,9 +534,10 @@ impl<'a> FrozenBitmap<'a> {
         let (klo, khi) = ((lo >> 16) as u16, (hi >> 16) as u16);
         if klo == khi {
             // A container with fewer values than the range cannot hold it (known from the
-            // directory, without reading the payload).
-            return hi - lo < self.dir.card(i)
-                && self.dir.container(i).contains_range(lo as u16, hi as u16);
+            // directory, without reading the payload); a full one holds it all.
+            let card = self.dir.card(i);
+            return card == 1 << 16
+                || (hi - lo < card && self.dir.container(i).contains_range(lo as u16, hi as u16));
         }
         // Every key from `klo` to `khi` present: as keys increase, the last one is then
         // `khi - klo` places after the first.
