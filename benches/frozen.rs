@@ -620,6 +620,129 @@ fn bench_dataset(c: &mut Criterion, d: &Dataset) {
                 .sum::<u64>()
         })
     });
+
+    // --- is_disjoint of consecutive pairs (stops at the first common value)
+    let mut disjoint_ours = || views.windows(2).filter(|w| w[0].is_disjoint(&w[1])).count();
+    record_allocs(&group_name, "is_disjoint/frozen-roaring", n - 1, || {
+        black_box(disjoint_ours());
+    });
+    g.bench_function("is_disjoint/frozen-roaring", |b| b.iter(&mut disjoint_ours));
+    g.bench_function("is_disjoint/croaring-frozen-view", |b| {
+        b.iter(|| {
+            cr_views
+                .windows(2)
+                .filter(|w| !w[0].intersect(&w[1]))
+                .count()
+        })
+    });
+    g.bench_function("is_disjoint/roaring-rs", |b| {
+        b.iter(|| p.rr.windows(2).filter(|w| w[0].is_disjoint(&w[1])).count())
+    });
+
+    // --- range_cardinality and contains_range over 64 ranges per bitmap: between two
+    // probes (any length), and from a value of the set (1 to 32 values)
+    let ranges: Vec<(u32, u32)> = p
+        .probes
+        .chunks_exact(2)
+        .take(64)
+        .map(|p| (p[0].min(p[1]), p[0].max(p[1])))
+        .collect();
+    let mut range_len_ours = || {
+        views
+            .iter()
+            .map(|v| {
+                ranges
+                    .iter()
+                    .map(|&(lo, hi)| v.range_cardinality(lo..=hi))
+                    .sum::<u64>()
+            })
+            .sum::<u64>()
+    };
+    record_allocs(&group_name, "range_cardinality/frozen-roaring", n, || {
+        black_box(range_len_ours());
+    });
+    g.bench_function("range_cardinality/frozen-roaring", |b| {
+        b.iter(&mut range_len_ours)
+    });
+    g.bench_function("range_cardinality/croaring-frozen-view", |b| {
+        b.iter(|| {
+            cr_views
+                .iter()
+                .map(|v| {
+                    ranges
+                        .iter()
+                        .map(|&(lo, hi)| v.range_cardinality(lo..=hi))
+                        .sum::<u64>()
+                })
+                .sum::<u64>()
+        })
+    });
+    g.bench_function("range_cardinality/roaring-rs", |b| {
+        b.iter(|| {
+            p.rr.iter()
+                .map(|v| {
+                    ranges
+                        .iter()
+                        .map(|&(lo, hi)| v.range_cardinality(lo..=hi))
+                        .sum::<u64>()
+                })
+                .sum::<u64>()
+        })
+    });
+    let held: Vec<Vec<(u32, u32)>> = d
+        .sets
+        .iter()
+        .map(|s| {
+            (0..64u32)
+                .filter_map(|k| {
+                    let x = *s.get(p.probes[k as usize] as usize % s.len().max(1))?;
+                    Some((x, x.saturating_add(k % 32)))
+                })
+                .collect()
+        })
+        .collect();
+    let mut contains_range_ours = || {
+        views
+            .iter()
+            .zip(&held)
+            .map(|(v, rs)| {
+                rs.iter()
+                    .filter(|&&(lo, hi)| v.contains_range(lo..=hi))
+                    .count()
+            })
+            .sum::<usize>()
+    };
+    record_allocs(&group_name, "contains_range/frozen-roaring", n, || {
+        black_box(contains_range_ours());
+    });
+    g.bench_function("contains_range/frozen-roaring", |b| {
+        b.iter(&mut contains_range_ours)
+    });
+    g.bench_function("contains_range/croaring-frozen-view", |b| {
+        b.iter(|| {
+            cr_views
+                .iter()
+                .zip(&held)
+                .map(|(v, rs)| {
+                    rs.iter()
+                        .filter(|&&(lo, hi)| v.contains_range(lo..=hi))
+                        .count()
+                })
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("contains_range/roaring-rs", |b| {
+        b.iter(|| {
+            p.rr.iter()
+                .zip(&held)
+                .map(|(v, rs)| {
+                    rs.iter()
+                        .filter(|&&(lo, hi)| v.contains_range(lo..=hi))
+                        .count()
+                })
+                .sum::<usize>()
+        })
+    });
     g.finish();
 }
 

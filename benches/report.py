@@ -81,6 +81,18 @@ def main():
             ratio(m("intersection_len/croaring-frozen-view"), m("intersection_len/frozen-roaring")),
             ratio(m("intersection_len/roaring-rs"), m("intersection_len/frozen-roaring")),
         ]) + " |")
+    print("\nQueries: peer time ÷ ours (`is_disjoint` of consecutive pairs, `range_cardinality`")
+    print("and `contains_range` over 64 ranges per bitmap), and our heap allocations per bitmap:\n")
+    print("| dataset | is_disjoint vs croaring | is_disjoint vs roaring-rs | range_cardinality vs croaring | range_cardinality vs roaring-rs | contains_range vs croaring | contains_range vs roaring-rs | allocations: is_disjoint, range_cardinality, contains_range |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for g in groups:
+        m = lambda b: median(g, b)
+        a = lambda b: f"{allocs[(g, b)]:g}" if (g, b) in allocs else "–"
+        print("| " + " | ".join([g] + [
+            ratio(m(f"{op}/{peer}"), m(f"{op}/frozen-roaring"))
+            for op in ("is_disjoint", "range_cardinality", "contains_range")
+            for peer in ("croaring-frozen-view", "roaring-rs")
+        ] + [", ".join(a(f"{op}/frozen-roaring") for op in ("is_disjoint", "range_cardinality", "contains_range"))]) + " |")
     print("\nRead paths: peer time ÷ ours (`to_vec` against CRoaring's on its frozen view; backward")
     print("iteration, `next_range` and `rank` against roaring-rs's owned bitmaps), and our heap")
     print("allocations per bitmap with reused buffers:\n")
