@@ -47,6 +47,45 @@ macro_rules! range_total {
     }};
 }
 
+/// The sum of the values an iterator gives right after skipping to each of `probes` (in
+/// ascending order) with `$skip` (`advance_to`, or CRoaring's `reset_at_or_after`).
+macro_rules! skip_total {
+    ($it:expr, $skip:ident, $probes:expr) => {{
+        let (mut it, mut sum) = ($it, 0u64);
+        for &p in $probes {
+            it.$skip(p);
+            sum += it.next().map_or(0, u64::from);
+        }
+        sum
+    }};
+}
+
+/// For each bitmap of `$bitmaps` with its ranges in `$ranges`, how many of them it holds.
+macro_rules! ranges_held {
+    ($bitmaps:expr, $ranges:expr) => {
+        $bitmaps
+            .iter()
+            .zip($ranges)
+            .map(|(v, rs)| rs.iter().filter(|r| v.contains_range((*r).clone())).count() as u64)
+            .sum()
+    };
+}
+
+/// The values of each bitmap of `$bitmaps` in each of `$ranges`, summed.
+macro_rules! ranges_len {
+    ($bitmaps:expr, $ranges:expr) => {
+        $bitmaps
+            .iter()
+            .map(|v| {
+                $ranges
+                    .iter()
+                    .map(|r| v.range_cardinality(r.clone()))
+                    .sum::<u64>()
+            })
+            .sum()
+    };
+}
+
 /// Our operations and CRoaring's that the sweep pairs: on its frozen views for the pairwise
 /// ones, on its owned bitmaps (`fast_or`, `fast_xor`, `andnot` of `fast_or`) for the
 /// many-way ones. The union of all is paired three times: with `fast_or` on its frozen
@@ -615,83 +654,23 @@ fn with_dataset(
             "disjoint" => views.windows(2).filter(|p| p[0].is_disjoint(&p[1])).count() as u64,
             "crv_disjoint" => crv.windows(2).filter(|p| !p[0].intersect(&p[1])).count() as u64,
             "rr_disjoint" => rr.windows(2).filter(|p| p[0].is_disjoint(&p[1])).count() as u64,
-            "range_len" => views
-                .iter()
-                .map(|v| {
-                    ranges
-                        .iter()
-                        .map(|r| v.range_cardinality(r.clone()))
-                        .sum::<u64>()
-                })
-                .sum(),
-            "crv_range_len" => crv
-                .iter()
-                .map(|v| {
-                    ranges
-                        .iter()
-                        .map(|r| v.range_cardinality(r.clone()))
-                        .sum::<u64>()
-                })
-                .sum(),
-            "rr_range_len" => rr
-                .iter()
-                .map(|v| {
-                    ranges
-                        .iter()
-                        .map(|r| v.range_cardinality(r.clone()))
-                        .sum::<u64>()
-                })
-                .sum(),
-            "contains_range" => views
-                .iter()
-                .zip(&set_ranges)
-                .map(|(v, rs)| rs.iter().filter(|r| v.contains_range((*r).clone())).count() as u64)
-                .sum(),
-            "crv_contains_range" => crv
-                .iter()
-                .zip(&set_ranges)
-                .map(|(v, rs)| rs.iter().filter(|r| v.contains_range((*r).clone())).count() as u64)
-                .sum(),
-            "rr_contains_range" => rr
-                .iter()
-                .zip(&set_ranges)
-                .map(|(v, rs)| rs.iter().filter(|r| v.contains_range((*r).clone())).count() as u64)
-                .sum(),
+            "range_len" => ranges_len!(views, ranges),
+            "crv_range_len" => ranges_len!(crv, ranges),
+            "rr_range_len" => ranges_len!(rr, ranges),
+            "contains_range" => ranges_held!(views, &set_ranges),
+            "crv_contains_range" => ranges_held!(crv, &set_ranges),
+            "rr_contains_range" => ranges_held!(rr, &set_ranges),
             "advance_to" => views
                 .iter()
-                .map(|v| {
-                    let mut it = v.iter();
-                    let mut sum = 0u64;
-                    for &p in &sorted_probes {
-                        it.advance_to(p);
-                        sum += it.next().map_or(0, u64::from);
-                    }
-                    sum
-                })
+                .map(|v| skip_total!(v.iter(), advance_to, &sorted_probes))
                 .sum(),
             "crv_advance_to" => crv
                 .iter()
-                .map(|v| {
-                    let mut it = v.iter();
-                    let mut sum = 0u64;
-                    for &p in &sorted_probes {
-                        it.reset_at_or_after(p);
-                        sum += it.next().map_or(0, u64::from);
-                    }
-                    sum
-                })
+                .map(|v| skip_total!(v.iter(), reset_at_or_after, &sorted_probes))
                 .sum(),
             "rr_advance_to" => rr
                 .iter()
-                .map(|v| {
-                    let mut it = v.iter();
-                    let mut sum = 0u64;
-                    for &p in &sorted_probes {
-                        it.advance_to(p);
-                        sum += it.next().map_or(0, u64::from);
-                    }
-                    sum
-                })
+                .map(|v| skip_total!(v.iter(), advance_to, &sorted_probes))
                 .sum(),
             "crv_to_vec" => crv.iter().map(|v| v.to_vec().len() as u64).sum(),
             "crv_contains" => crv

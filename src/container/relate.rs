@@ -542,34 +542,12 @@ mod tests {
             let (fa, fb) = (forms(&a, &mut rng), forms(&b, &mut rng));
             for x in fa.all() {
                 for y in fb.all() {
-                    assert_eq!(
-                        intersects(x, y),
-                        !a.is_disjoint(&b),
-                        "{:?} meets {:?}",
-                        x.kind(),
-                        y.kind()
-                    );
-                    assert_eq!(
-                        intersects(y, x),
-                        !a.is_disjoint(&b),
-                        "{:?} meets {:?}",
-                        y.kind(),
-                        x.kind()
-                    );
-                    assert_eq!(
-                        is_subset(x, y, a.len() as u32),
-                        a.is_subset(&b),
-                        "{:?} in {:?}",
-                        x.kind(),
-                        y.kind()
-                    );
-                    assert_eq!(
-                        is_subset(y, x, b.len() as u32),
-                        b.is_subset(&a),
-                        "{:?} in {:?}",
-                        y.kind(),
-                        x.kind()
-                    );
+                    for (p, q, sp, sq) in [(x, y, &a, &b), (y, x, &b, &a)] {
+                        let kinds = (p.kind(), q.kind());
+                        assert_eq!(intersects(p, q), !sp.is_disjoint(sq), "{kinds:?} meet");
+                        let card = sp.len() as u32;
+                        assert_eq!(is_subset(p, q, card), sp.is_subset(sq), "{kinds:?} subset");
+                    }
                 }
             }
             for _ in 0..8 {
