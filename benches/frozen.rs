@@ -647,48 +647,6 @@ fn bench_dataset(c: &mut Criterion, d: &Dataset) {
         .take(64)
         .map(|p| (p[0].min(p[1]), p[0].max(p[1])))
         .collect();
-    let mut range_len_ours = || {
-        views
-            .iter()
-            .map(|v| {
-                ranges
-                    .iter()
-                    .map(|&(lo, hi)| v.range_cardinality(lo..=hi))
-                    .sum::<u64>()
-            })
-            .sum::<u64>()
-    };
-    record_allocs(&group_name, "range_cardinality/frozen-roaring", n, || {
-        black_box(range_len_ours());
-    });
-    g.bench_function("range_cardinality/frozen-roaring", |b| {
-        b.iter(&mut range_len_ours)
-    });
-    g.bench_function("range_cardinality/croaring-frozen-view", |b| {
-        b.iter(|| {
-            cr_views
-                .iter()
-                .map(|v| {
-                    ranges
-                        .iter()
-                        .map(|&(lo, hi)| v.range_cardinality(lo..=hi))
-                        .sum::<u64>()
-                })
-                .sum::<u64>()
-        })
-    });
-    g.bench_function("range_cardinality/roaring-rs", |b| {
-        b.iter(|| {
-            p.rr.iter()
-                .map(|v| {
-                    ranges
-                        .iter()
-                        .map(|&(lo, hi)| v.range_cardinality(lo..=hi))
-                        .sum::<u64>()
-                })
-                .sum::<u64>()
-        })
-    });
     let held: Vec<Vec<(u32, u32)>> = d
         .sets
         .iter()
@@ -701,26 +659,23 @@ fn bench_dataset(c: &mut Criterion, d: &Dataset) {
                 .collect()
         })
         .collect();
-    let mut contains_range_ours = || {
-        views
-            .iter()
-            .zip(&held)
-            .map(|(v, rs)| {
-                rs.iter()
-                    .filter(|&&(lo, hi)| v.contains_range(lo..=hi))
-                    .count()
-            })
-            .sum::<usize>()
-    };
-    record_allocs(&group_name, "contains_range/frozen-roaring", n, || {
-        black_box(contains_range_ours());
-    });
-    g.bench_function("contains_range/frozen-roaring", |b| {
-        b.iter(&mut contains_range_ours)
-    });
-    g.bench_function("contains_range/croaring-frozen-view", |b| {
-        b.iter(|| {
-            cr_views
+    // The same loops over each library's bitmaps (the three have no trait in common).
+    macro_rules! range_len {
+        ($bitmaps:expr) => {
+            $bitmaps
+                .iter()
+                .map(|v| {
+                    ranges
+                        .iter()
+                        .map(|&(lo, hi)| v.range_cardinality(lo..=hi))
+                        .sum::<u64>()
+                })
+                .sum::<u64>()
+        };
+    }
+    macro_rules! ranges_held {
+        ($bitmaps:expr) => {
+            $bitmaps
                 .iter()
                 .zip(&held)
                 .map(|(v, rs)| {
@@ -729,19 +684,31 @@ fn bench_dataset(c: &mut Criterion, d: &Dataset) {
                         .count()
                 })
                 .sum::<usize>()
-        })
+        };
+    }
+    record_allocs(&group_name, "range_cardinality/frozen-roaring", n, || {
+        black_box(range_len!(views));
+    });
+    g.bench_function("range_cardinality/frozen-roaring", |b| {
+        b.iter(|| range_len!(views))
+    });
+    g.bench_function("range_cardinality/croaring-frozen-view", |b| {
+        b.iter(|| range_len!(cr_views))
+    });
+    g.bench_function("range_cardinality/roaring-rs", |b| {
+        b.iter(|| range_len!(p.rr))
+    });
+    record_allocs(&group_name, "contains_range/frozen-roaring", n, || {
+        black_box(ranges_held!(views));
+    });
+    g.bench_function("contains_range/frozen-roaring", |b| {
+        b.iter(|| ranges_held!(views))
+    });
+    g.bench_function("contains_range/croaring-frozen-view", |b| {
+        b.iter(|| ranges_held!(cr_views))
     });
     g.bench_function("contains_range/roaring-rs", |b| {
-        b.iter(|| {
-            p.rr.iter()
-                .zip(&held)
-                .map(|(v, rs)| {
-                    rs.iter()
-                        .filter(|&&(lo, hi)| v.contains_range(lo..=hi))
-                        .count()
-                })
-                .sum::<usize>()
-        })
+        b.iter(|| ranges_held!(p.rr))
     });
     g.finish();
 }
