@@ -267,7 +267,7 @@ pub fn check_queries(bm: &FrozenBitmap<'_>, set: &BTreeSet<u32>, seed: u64) {
         let Some(&lo) = model.get(rng.below(model.len() as u64) as usize) else {
             break;
         };
-        let hi = lo.saturating_add((rng.next() as u32) >> (15 + rng.below(18) as u32));
+        let hi = lo.saturating_add((rng.next() as u32) >> (15 + rng.below(17) as u32));
         check_range(lo, hi);
     }
     assert_eq!(bm.range_cardinality(..), model.len() as u64);
