@@ -76,8 +76,9 @@ pub(crate) fn intersection_len_located(a: Located<'_>, b: Located<'_>) -> u64 {
     }
 }
 
+/// Whether bit `v` of the bitset is set.
 #[inline]
-fn bit(b: &BitsetLE, v: u16) -> bool {
+pub(crate) fn bit(b: &BitsetLE, v: u16) -> bool {
     (b[usize::from(v >> 6)].get() >> (v & 63)) & 1 != 0
 }
 

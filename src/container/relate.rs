@@ -7,7 +7,7 @@
 //! bounded by the slices it reads, so the corrupt payloads of an unchecked view (unsorted
 //! values, overlapping runs) can give a wrong answer, never a panic.
 
-use super::count::gallop_by;
+use super::count::{bit, gallop_by};
 use super::{Container, array_rank};
 use crate::cast::{BitsetLE, RunLE, U16};
 
@@ -111,11 +111,6 @@ impl Container<'_> {
             }
         }
     }
-}
-
-#[inline(always)]
-fn bit(b: &BitsetLE, v: u16) -> bool {
-    (b[usize::from(v >> 6)].get() >> (v & 63)) & 1 != 0
 }
 
 /// Whether two bitsets share a set bit, tested a cache line at a time.
