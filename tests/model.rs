@@ -365,6 +365,36 @@ proptest! {
     }
 }
 
+/// Long runs are filled from a cache-line boundary of the output: every start of the
+/// output within a line (a prefix of 0 to 31 values), runs just below, at and past the
+/// length where that starts, several in one container and one whole container.
+#[test]
+fn extend_into_long_runs_at_every_alignment_of_the_output() {
+    let mut values: Vec<u32> = Vec::new();
+    for (k, len) in [255u32, 256, 257, 271, 1000, 4099].into_iter().enumerate() {
+        let start = 7 + 5000 * k as u32;
+        values.extend(start..start + len);
+    }
+    values.extend(3 << 16..4 << 16);
+    values.extend((5 << 16) + 1..(5 << 16) + 600);
+    let mut bytes = Vec::new();
+    Writer::new()
+        .write_sorted(values.iter().copied(), &mut bytes)
+        .unwrap();
+    let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
+    assert!(
+        bm.containers()
+            .all(|(_, kind, _)| kind == ContainerKind::Run)
+    );
+    for prefix in 0..32u32 {
+        let mut out: Vec<u32> = (0..prefix).map(|p| p.wrapping_mul(0x9E37_79B9)).collect();
+        let kept = out.clone();
+        bm.extend_into(&mut out);
+        assert_eq!(&out[..kept.len()], &kept[..], "prefix {prefix}");
+        assert_eq!(&out[kept.len()..], &values[..], "prefix {prefix}");
+    }
+}
+
 /// The maximal runs of consecutive values of a sorted set.
 fn model_ranges(s: &BTreeSet<u32>) -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::new();

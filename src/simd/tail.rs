@@ -10,6 +10,11 @@ use alloc::vec::Vec;
 #[cfg(feature = "alloc")]
 use crate::cast::U64;
 
+/// Runs whose whole blocks reach this many slots are filled from a 64-byte boundary: the
+/// realignment (up to 15 slots written twice) pays only where the loop's stores are many.
+#[cfg(feature = "alloc")]
+const ALIGNED_RUN: usize = 256;
+
 #[cfg(feature = "alloc")]
 /// A vector whose spare capacity is written from its start in blocks of 8; the slots
 /// written join the vector at [`finish`](Blocks::finish).
@@ -88,13 +93,29 @@ impl<'a> Blocks<'a> {
         let (blocks, rest) = room.split_at_mut(whole);
         // `whole` is a multiple of 16: the head is the first block or empty. (A loop over
         // blocks is vectorized across them, into scatters.)
-        let (head, body) = blocks.split_at_mut(whole.min(16));
+        let head = &mut blocks[..whole.min(16)];
         if let Ok(head) = <&mut [_; 16]>::try_from(head) {
             *head =
                 core::array::from_fn(|j| core::mem::MaybeUninit::new(first.wrapping_add(j as u32)));
         }
-        for (j, d) in body.iter_mut().enumerate() {
-            d.write(first.wrapping_add(16 + j as u32));
+        if whole >= ALIGNED_RUN {
+            // A long run's rest from the first 64-byte boundary in the room (the head
+            // covers the slots before it, at most 15): from a `malloc`ed vector's 16-byte
+            // alignment, half of the loop's vector stores would cross a cache line.
+            let from = 16 - (blocks.as_ptr() as usize / 4) % 16;
+            let base = first.wrapping_add(from as u32);
+            for (j, d) in blocks[from..].iter_mut().enumerate() {
+                d.write(base.wrapping_add(j as u32));
+            }
+        } else {
+            for (j, d) in blocks
+                .get_mut(16..)
+                .unwrap_or(&mut [])
+                .iter_mut()
+                .enumerate()
+            {
+                d.write(first.wrapping_add(16 + j as u32));
+            }
         }
         let tail = n.saturating_sub(whole);
         for (j, d) in rest.iter_mut().take(tail).enumerate() {
