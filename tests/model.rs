@@ -365,11 +365,12 @@ proptest! {
     }
 }
 
-/// Long runs are filled from a cache-line boundary of the output: every start of the
-/// output within a line (a prefix of 0 to 31 values), runs just below, at and past the
-/// length where that starts, several in one container and one whole container.
+/// Long runs and arrays are written from a cache-line boundary of the output: every start
+/// of the output within a line (a prefix of 0 to 31 values), runs and arrays just below,
+/// at and past the length where that starts, several runs in one container and one whole
+/// container.
 #[test]
-fn extend_into_long_runs_at_every_alignment_of_the_output() {
+fn extend_into_long_containers_at_every_alignment_of_the_output() {
     let mut values: Vec<u32> = Vec::new();
     for (k, len) in [255u32, 256, 257, 271, 1000, 4099].into_iter().enumerate() {
         let start = 7 + 5000 * k as u32;
@@ -377,15 +378,19 @@ fn extend_into_long_runs_at_every_alignment_of_the_output() {
     }
     values.extend(3 << 16..4 << 16);
     values.extend((5 << 16) + 1..(5 << 16) + 600);
+    // Arrays: values two apart, so that no two are consecutive.
+    for (k, len) in [255u32, 256, 257, 303, 4096].into_iter().enumerate() {
+        let high = (6 + k as u32) << 16;
+        values.extend((0..len).map(|i| high | (2 * i + 1)));
+    }
     let mut bytes = Vec::new();
     Writer::new()
         .write_sorted(values.iter().copied(), &mut bytes)
         .unwrap();
     let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
-    assert!(
-        bm.containers()
-            .all(|(_, kind, _)| kind == ContainerKind::Run)
-    );
+    let kinds: Vec<ContainerKind> = bm.containers().map(|(_, kind, _)| kind).collect();
+    assert_eq!(kinds[..3], [ContainerKind::Run; 3]);
+    assert_eq!(kinds[3..], [ContainerKind::Array; 5]);
     for prefix in 0..32u32 {
         let mut out: Vec<u32> = (0..prefix).map(|p| p.wrapping_mul(0x9E37_79B9)).collect();
         let kept = out.clone();

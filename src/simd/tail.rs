@@ -15,6 +15,11 @@ use crate::cast::U64;
 #[cfg(feature = "alloc")]
 const ALIGNED_RUN: usize = 256;
 
+/// Arrays of at least this many values are widened from a 64-byte boundary of the output
+/// (see [`ALIGNED_RUN`]).
+#[cfg(all(feature = "alloc", feature = "std", target_arch = "x86_64"))]
+const ALIGNED_ARRAY: usize = 256;
+
 #[cfg(feature = "alloc")]
 /// A vector whose spare capacity is written from its start in blocks of 8; the slots
 /// written join the vector at [`finish`](Blocks::finish).
@@ -355,6 +360,19 @@ mod kernels {
             (_mm512_or_si512(lo, h), _mm512_or_si512(hi, h))
         };
         let mut i = 0;
+        if n >= super::ALIGNED_ARRAY {
+            // A long array: its first block, then the rest from the first 64-byte boundary
+            // of `dst` (rewriting up to 15 slots of the first block with the same values),
+            // so that no store of the loop crosses a cache line.
+            // SAFETY: as in the loop below, for the slots `0 .. 32`, below `n`.
+            unsafe {
+                let (lo, hi) = widened(_mm512_loadu_si512(src.cast()));
+                _mm512_storeu_si512(out.cast(), lo);
+                _mm512_storeu_si512(out.add(16).cast(), hi);
+            }
+            let lead = (16 - (out as usize / 4) % 16) % 16;
+            i = if lead == 0 { 32 } else { lead };
+        }
         // Whole blocks of 32 with plain loads and stores (no mask to compute, and plain
         // stores retire faster than masked ones), then the last part under a mask.
         while i + 32 <= n {
