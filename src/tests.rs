@@ -1584,6 +1584,49 @@ fn windowed_searches_match_the_model_around_their_windows() {
     }
 }
 
+/// The window count of `rank` counts like the scalar loop on sorted windows anywhere in
+/// the range of `u16` (both sides of 0x8000, where a signed comparison would differ, and
+/// the ends), with repeated values, and stops at the first value above the probe in a
+/// window out of order.
+#[test]
+fn window_count_matches_the_scalar_count() {
+    let starts: &[u16] = if cfg!(miri) {
+        &[0, 0x7FF8, 0xFFEF]
+    } else {
+        &[0, 1, 0x7FF0, 0x7FF8, 0x8000, 0xC000, 0xFFE0, 0xFFEF]
+    };
+    for &start in starts {
+        for step in [1u16, 2] {
+            let mut w = [0u16; 16];
+            for (j, x) in w.iter_mut().enumerate() {
+                *x = start.saturating_add(step * j as u16 / 2 * 2);
+            }
+            let le: [crate::cast::U16; 16] = core::array::from_fn(|j| crate::cast::U16::new(w[j]));
+            let probes = w
+                .iter()
+                .flat_map(|&x| [x.wrapping_sub(1), x, x.saturating_add(1)])
+                .chain([0, 0x7FFF, 0x8000, u16::MAX]);
+            for lo in probes {
+                let want = w.iter().filter(|&&x| x <= lo).count() as u32;
+                assert_eq!(crate::simd::window_at_or_below(&le, lo), want, "{w:?} {lo}");
+            }
+        }
+    }
+    let mut shuffled = [0u16; 16];
+    for (j, x) in shuffled.iter_mut().enumerate() {
+        *x = (j * 7919 % 16 * 0x1000) as u16;
+    }
+    let le: [crate::cast::U16; 16] = core::array::from_fn(|j| crate::cast::U16::new(shuffled[j]));
+    for lo in [0, 0x1000, 0x8000, u16::MAX] {
+        let want = shuffled.iter().take_while(|&&x| x <= lo).count() as u32;
+        assert_eq!(
+            crate::simd::window_at_or_below(&le, lo),
+            want,
+            "out of order, {lo}"
+        );
+    }
+}
+
 /// The directory check of many-container bitmaps (a vector pass, then the walk only for a
 /// bitmap it rejects) accepts exactly what the walk accepts, under every single-byte
 /// change of the header, the directory and the run counts, and every truncation.

@@ -264,8 +264,8 @@ pub(crate) fn array_rank(a: &[U16], lo: u16) -> u32 {
     }
     // Every value before the window is `<= lo` and every value after it `> lo`.
     let at = narrow(a, WINDOW, |x| x.get() <= lo);
-    at as u32
-        + a[at..at + WINDOW]
-            .iter()
-            .fold(0, |n, x| n + u32::from(x.get() <= lo))
+    let window = a[at..at + WINDOW]
+        .try_into()
+        .unwrap_or(&[U16::ZERO; WINDOW]);
+    at as u32 + crate::simd::window_at_or_below(window, lo)
 }
