@@ -461,7 +461,30 @@ impl<'a> FrozenBitmap<'a> {
     /// assert_eq!((bitmap.select(0), bitmap.select(2), bitmap.select(3)), (Some(10), Some(30), None));
     /// # Ok::<(), frozen_roaring::Error>(())
     /// ```
+    #[inline]
     pub fn select(&self, n: u32) -> Option<u32> {
+        // The first container's values (all of a one-container bitmap's, the common case
+        // of short posting lists) without the search of the cumulative counts; as in
+        // `contains`, the container's part out of line.
+        if n < self.dir.card(0) {
+            return self.container_select(0, n);
+        }
+        self.select_past_first(n)
+    }
+
+    /// The `within`-th value of container `i` (the out-of-line half of
+    /// [`select`](Self::select)).
+    #[inline(never)]
+    fn container_select(&self, i: usize, within: u32) -> Option<u32> {
+        self.dir
+            .container(i)
+            .select(within)
+            .map(|lo| join(self.dir.key(i), lo))
+    }
+
+    /// [`select`](Self::select) past the first container's values.
+    #[inline(never)]
+    fn select_past_first(&self, n: u32) -> Option<u32> {
         // The last container with at most `n` values before it; a rank past the end lands
         // past that container's values, where its own `select` finds none.
         let n = u64::from(n);
