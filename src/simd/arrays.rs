@@ -179,7 +179,12 @@ pub(crate) fn window_at_or_below(w: &[U16; 16], lo: u16) -> u32 {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        w.iter().fold(0, |n, x| n + u32::from(x.get() <= lo))
+        // The same mask, a bit per value: the same answer for a window out of order.
+        let mask = w
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (j, x)| m | u32::from(x.get() <= lo) << j);
+        (!mask).trailing_zeros()
     }
 }
 
