@@ -1584,6 +1584,45 @@ fn windowed_searches_match_the_model_around_their_windows() {
     }
 }
 
+/// The key search's shortcut for consecutive keys: directories of consecutive keys (from
+/// 0, from inside the range, up to 65535, a single one) and with one gap, in both
+/// formats, probed at every key around them, give the model's `contains` and `rank`.
+#[test]
+fn key_search_matches_the_model_with_and_without_consecutive_keys() {
+    let key_sets: Vec<Vec<u32>> = alloc::vec![
+        (0..9).collect(),
+        (7..20).collect(),
+        (65_525..=65_535).collect(),
+        alloc::vec![300],
+        (0..9).chain(10..12).collect(),
+        (3..6).chain(40..50).collect(),
+    ];
+    for keys in &key_sets {
+        // Two values a container: its low parts 5 and 9.
+        let values: Vec<u32> = keys
+            .iter()
+            .flat_map(|&k| [k << 16 | 5, k << 16 | 9])
+            .collect();
+        let mut portable = Vec::new();
+        Writer::new()
+            .write_portable_sorted(values.iter().copied(), &mut portable)
+            .unwrap();
+        for bytes in [encode(&values, false), portable] {
+            let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
+            let lo = keys[0].saturating_sub(2);
+            let hi = (keys[keys.len() - 1] + 2).min(65_535);
+            for key in (lo..=hi).chain([0, 65_535]) {
+                for low in [0u32, 5, 7, 9, 65_535] {
+                    let v = key << 16 | low;
+                    let rank = values.partition_point(|&x| x <= v) as u64;
+                    assert_eq!(bm.contains(v), values.contains(&v), "{keys:?} {v}");
+                    assert_eq!(bm.rank(v), rank, "{keys:?} {v}");
+                }
+            }
+        }
+    }
+}
+
 /// The window count of `rank` counts like the scalar loop on sorted windows anywhere in
 /// the range of `u16` (both sides of 0x8000, where a signed comparison would differ, and
 /// the ends), with repeated values, and stops at the first value above the probe in a

@@ -176,8 +176,8 @@ impl<'a> Directory<'a> {
     #[inline]
     pub(crate) fn find(&self, key: u16) -> Result<usize, usize> {
         match self {
-            Directory::Frozen(d) => d.keys.binary_search_by(|k| k.get().cmp(&key)),
-            Directory::Portable(d) => d.descs.binary_search_by(|k| k.key.get().cmp(&key)),
+            Directory::Frozen(d) => find_key(d.keys, key, |k| k.get()),
+            Directory::Portable(d) => find_key(d.descs, key, |k| k.key.get()),
         }
     }
 
@@ -480,4 +480,34 @@ fn walk_common<A: Keys, B: Keys>(
             j += 1;
         }
     }
+}
+
+/// Index of the item whose key is `key` in `items` (keys ascending), or where it would be
+/// inserted. Where the keys are consecutive (a dense bitmap's, or a single container's:
+/// known from the first and last, the same answer for every probe of a bitmap), `key`
+/// sits `key - first` places in, or outside the keys: no search. Elsewhere, and for a
+/// directory whose keys are not ascending (from `from_bytes_unchecked`), the binary search.
+#[inline(always)]
+fn find_key<T>(items: &[T], key: u16, get: impl Fn(&T) -> u16) -> Result<usize, usize> {
+    if let (Some(first), Some(last)) = (items.first(), items.last()) {
+        let (first, last) = (get(first), get(last));
+        if usize::from(last.wrapping_sub(first)) + 1 == items.len() {
+            let at = usize::from(key.wrapping_sub(first));
+            match items.get(at) {
+                // Always so where the keys ascend.
+                Some(k) if get(k) == key => return Ok(at),
+                Some(_) => {}
+                // Below the first key or past the last: which one, without a branch that
+                // random probes would mispredict.
+                None => {
+                    return Err(core::hint::select_unpredictable(
+                        key < first,
+                        0,
+                        items.len(),
+                    ));
+                }
+            }
+        }
+    }
+    items.binary_search_by(|k| get(k).cmp(&key))
 }
