@@ -113,6 +113,8 @@ impl<'a> Blocks<'a> {
                 d.write(base.wrapping_add(j as u32));
             }
         } else {
+            // Its own loop: one loop from a computed start for both lengths cost the sets
+            // of short runs 5–12 %.
             for (j, d) in blocks
                 .get_mut(16..)
                 .unwrap_or(&mut [])

@@ -492,6 +492,8 @@ impl<'a> FrozenBitmap<'a> {
         // `before <= n` from the search; checked all the same, as the stored counts of a
         // view from `from_bytes_unchecked` need not be in order.
         let within = u32::try_from(n.checked_sub(before)?).ok()?;
+        // `container_select`'s body inline: a second out-of-line call here cost the
+        // many-container sets 5–11 %.
         self.dir
             .container(i)
             .select(within)
