@@ -72,6 +72,21 @@ macro_rules! ranges_held {
 }
 
 /// The values of each bitmap of `$bitmaps` in each of `$ranges`, summed.
+/// The sum of the values of each bitmap's windows (`range`, then `fold`).
+macro_rules! windows_sum {
+    ($bitmaps:expr, $windows:expr) => {
+        $bitmaps
+            .iter()
+            .zip($windows)
+            .map(|(v, ws)| {
+                ws.iter()
+                    .map(|r| v.range(r.clone()).fold(0u64, |a, x| a + u64::from(x)))
+                    .sum::<u64>()
+            })
+            .sum()
+    };
+}
+
 macro_rules! ranges_len {
     ($bitmaps:expr, $ranges:expr) => {
         $bitmaps
@@ -136,8 +151,10 @@ const READS: [(&str, &str); 17] = [
 /// `disjoint` whether consecutive bitmaps share no value, `range_len` counts the values in
 /// ranges between two probes, `contains_range` asks for ranges that start at a value of the
 /// set (of 1 to 32 values, so some hold), and `advance_to` skips through each bitmap to
-/// each of the sorted probes and takes the next value (a skipping intersection's step).
-const QUERIES: [(&str, &str); 10] = [
+/// each of the sorted probes and takes the next value (a skipping intersection's step),
+/// `range_iter` sums the values of 64 windows per bitmap (`range`, of 1 to 4,033 values
+/// from a value of the set).
+const QUERIES: [(&str, &str); 11] = [
     ("subset", "crv_subset"),
     ("subset", "rr_subset"),
     ("disjoint", "crv_disjoint"),
@@ -148,6 +165,7 @@ const QUERIES: [(&str, &str); 10] = [
     ("contains_range", "rr_contains_range"),
     ("advance_to", "crv_advance_to"),
     ("advance_to", "rr_advance_to"),
+    ("range_iter", "rr_range_iter"),
 ];
 
 fn env_number(name: &str, default: usize) -> usize {
@@ -451,6 +469,18 @@ fn with_dataset(
                 .collect()
         })
         .collect();
+    // For `range_iter`: per bitmap, 64 windows of 1 to 4,033 values from one of its values.
+    let windows: Vec<Vec<core::ops::RangeInclusive<u32>>> = sets
+        .iter()
+        .map(|s| {
+            (0..64u32)
+                .filter_map(|k| {
+                    let x = *s.get((probes[64 + k as usize] as usize) % s.len().max(1))?;
+                    Some(x..=x.saturating_add(k * 64))
+                })
+                .collect()
+        })
+        .collect();
     // RELAXED=1: set operations without canonical kinds (`Writer::with_canonical(false)`).
     if std::env::var_os("RELAXED").is_some_and(|v| v == "1") {
         w = Writer::new().with_canonical(false);
@@ -657,6 +687,8 @@ fn with_dataset(
             "range_len" => ranges_len!(views, ranges),
             "crv_range_len" => ranges_len!(crv, ranges),
             "rr_range_len" => ranges_len!(rr, ranges),
+            "range_iter" => windows_sum!(views, &windows),
+            "rr_range_iter" => windows_sum!(rr, &windows),
             "contains_range" => ranges_held!(views, &set_ranges),
             "crv_contains_range" => ranges_held!(crv, &set_ranges),
             "rr_contains_range" => ranges_held!(rr, &set_ranges),

@@ -102,6 +102,7 @@
 //! | `range_cardinality`, `contains_range` | `range_cardinality`, `contains_range` | [`FrozenBitmap::range_cardinality`], [`FrozenBitmap::contains_range`] |
 //! | `iter`, `Iter::advance_to`, `advance_back_to`, `next_many` | `iter`, `reset_at_or_after`, `next_many` | [`FrozenBitmap::iter`], [`Iter::advance_to`], [`Iter::advance_back_to`], [`Iter::next_many`] (returns the filled front of the buffer) |
 //! | `Iter::next_range`, `next_range_back` | | [`Iter::next_range`], [`Iter::next_range_back`] |
+//! | `range` (an `Iter` over a range of values) | | [`FrozenBitmap::range`], [`FrozenBitmap64::range`] |
 //! | `iter().collect::<Vec<_>>()` | `to_vec` | [`FrozenBitmap::to_vec`], [`FrozenBitmap::extend_into`] (into a vector you reuse) |
 //! | `intersection_len`, `union_len`, `difference_len`, `symmetric_difference_len` | `and_cardinality`, `or_cardinality`, ... | the same names |
 //! | `is_subset`, `is_superset`, `is_disjoint` | `is_subset`, `intersect` | the same names |

@@ -184,6 +184,8 @@ fn opening_and_querying_allocate_nothing() {
             let mut it = bm.iter();
             it.advance_to(65_536);
             sum += it.next_many(&mut buf).len() as u64;
+            sum += bm.range(100..200_000).map(u64::from).sum::<u64>()
+                + bm.range(..=70_000).rev().map(u64::from).sum::<u64>();
             sum += bm.intersection_len(&o)
                 + bm.union_len(&o)
                 + bm.difference_len(&o)
@@ -470,6 +472,7 @@ fn deletion_vectors_and_64_bit_operations_allocate_nothing_in_steady_state() {
                 acc += dv.bitmap().live_ranges(0..200_000).count() as u64;
                 acc += dv.bitmap().range_cardinality(10..100_000);
                 acc += dv.bitmap().iter().rev().take(10).sum::<u64>() & 1;
+                acc += dv.bitmap().range(10..100_000).rev().sum::<u64>() & 1;
                 let mut it = dv.bitmap().iter();
                 while let Some(r) = it.next_range() {
                     acc += r.end() - r.start();

@@ -365,6 +365,79 @@ proptest! {
     }
 }
 
+/// A bound of a value of the set, a neighbour of one or an end of the value space, as
+/// `kind` picks it (included, excluded, unbounded).
+fn bound(kind: u8, at: u32) -> std::ops::Bound<u32> {
+    use std::ops::Bound::*;
+    match kind % 3 {
+        0 => Included(at),
+        1 => Excluded(at),
+        _ => Unbounded,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: if std::env::var_os("CI").is_some() { 64 } else { 256 }, ..ProptestConfig::default() })]
+
+    /// `range` gives the model's values within any bounds (reversed and empty ones give
+    /// none), forward, backward, mixed and by maximal runs, in both formats, and agrees
+    /// with `range_cardinality`.
+    #[test]
+    fn range_iterates_the_model_within_any_bounds(
+        s in set(), picks in prop::collection::vec((any::<u8>(), any::<u32>(), 0u32..3), 8),
+        portable in any::<bool>(),
+    ) {
+        let bytes = if portable {
+            let mut out = Vec::new();
+            Writer::new().write_portable_sorted(s.iter().copied(), &mut out).unwrap();
+            out
+        } else {
+            encode(&s)
+        };
+        let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
+        let values: Vec<u32> = s.iter().copied().collect();
+        // Ends at the set's values (and next to them) as often as at random points.
+        let at = |(pick, shift): (u32, u32)| match values.get(pick as usize % (values.len() + 1)) {
+            Some(&v) if pick % 2 == 0 => v.wrapping_add(shift).wrapping_sub(1),
+            _ => pick,
+        };
+        for w in picks.windows(2) {
+            let (start, end) = (
+                bound(w[0].0, at((w[0].1, w[0].2))),
+                bound(w[1].0, at((w[1].1, w[1].2))),
+            );
+            let range = (start, end);
+            let model: Vec<u32> = values
+                .iter()
+                .copied()
+                .filter(|v| std::ops::RangeBounds::contains(&range, v))
+                .collect();
+            prop_assert_eq!(bm.range(range).collect::<Vec<_>>(), model.clone(), "{:?}", range);
+            prop_assert!(bm.range(range).rev().eq(model.iter().rev().copied()));
+            prop_assert_eq!(bm.range_cardinality(range), model.len() as u64);
+            // Mixed steps from both ends, then the rest.
+            let mut it = bm.range(range);
+            let mut rest: std::collections::VecDeque<u32> = model.iter().copied().collect();
+            for k in 0..9 {
+                if k % 2 == 0 {
+                    prop_assert_eq!(it.next(), rest.pop_front());
+                } else {
+                    prop_assert_eq!(it.next_back(), rest.pop_back());
+                }
+            }
+            prop_assert!(it.eq(rest));
+            let ranges: Vec<(u32, u32)> =
+                model_ranges(&model.iter().copied().collect());
+            let mut it = bm.range(range);
+            let mut got = Vec::new();
+            while let Some(r) = it.next_range() {
+                got.push((*r.start(), *r.end()));
+            }
+            prop_assert_eq!(got, ranges);
+        }
+    }
+}
+
 /// Long runs and arrays are written from a cache-line boundary of the output: every start
 /// of the output within a line (a prefix of 0 to 31 values), runs and arrays just below,
 /// at and past the length where that starts, several runs in one container and one whole

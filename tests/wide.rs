@@ -96,6 +96,27 @@ fn check_ranges_and_iterators(bm: &FrozenBitmap64<'_>, model: &BTreeSet<u64>, se
             count == hi - lo,
             "contains_range({lo}..{hi})"
         );
+        assert!(
+            bm.range(lo..hi).eq(model.range(lo..hi).copied()),
+            "range({lo}..{hi})"
+        );
+        assert!(
+            bm.range(lo..=hi)
+                .rev()
+                .eq(model.range(lo..=hi).rev().copied()),
+            "range({lo}..={hi}).rev()"
+        );
+        assert!(
+            bm.range(lo..).eq(model.range(lo..).copied()),
+            "range({lo}..)"
+        );
+        assert!(
+            bm.range(..=lo).eq(model.range(..=lo).copied()),
+            "range(..={lo})"
+        );
+        if lo < hi {
+            assert_eq!(bm.range(hi..lo).next(), None, "range({hi}..{lo})");
+        }
         // Masks and gaps over ranges of at most 2^13 rows.
         let hi = hi.min(lo.saturating_add(1 << 13));
         let mut mask = vec![!0u64; ((hi - lo) as usize).div_ceil(64) + 1];

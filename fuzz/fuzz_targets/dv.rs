@@ -47,9 +47,12 @@ fn exercise(bm: &FrozenBitmap64<'_>, probe: u64, exact: bool) {
         it.next_range_back(),
     );
     let _ = bm.iter().rev().take(100).count();
+    let _ =
+        bm.range(probe / 2..=probe).take(100).count() + bm.range(probe..).rev().take(100).count();
     if exact {
         let set = mask.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
         assert_eq!(set, bm.range_cardinality(start..start + 4096));
+        assert_eq!(set, bm.range(start..start + 4096).count() as u64);
         let live: u64 = gaps.iter().map(|r| r.end - r.start).sum();
         assert_eq!(live + set, 4096);
         for (i, v) in (start..start + 4096).enumerate().step_by(61) {

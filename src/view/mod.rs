@@ -590,6 +590,26 @@ impl<'a> FrozenBitmap<'a> {
         Iter::new(self.dir)
     }
 
+    /// An iterator over the values in `range`, in ascending order, with all of [`Iter`]
+    /// (double-ended, `advance_to`, `next_range`, ...): roaring-rs's `range`. Both ends are
+    /// found by a search of the directory and of one container, so the values outside the
+    /// range cost nothing. An empty or reversed range gives an empty iterator (where
+    /// roaring-rs panics on a reversed one).
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap, Writer};
+    /// # let mut buf = Vec::new();
+    /// # Writer::new().write_sorted([1, 5, 70_000, 80_000], &mut buf)?;
+    /// let bitmap = FrozenBitmap::from_bytes(&buf)?;
+    /// assert_eq!(bitmap.range(2..=70_000).collect::<Vec<_>>(), [5, 70_000]);
+    /// assert_eq!(bitmap.range(6..).next_back(), Some(80_000));
+    /// assert_eq!(bitmap.range(6..5).next(), None);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn range<R: RangeBounds<u32>>(&self, range: R) -> Iter<'a> {
+        Iter::within(self.dir, inclusive(range))
+    }
+
     /// Each container's key (the high 16 bits of its values), kind and stored
     /// cardinality, in key order: how the bitmap is laid out, container by container.
     ///

@@ -142,6 +142,12 @@ impl<'a> Iter64<'a> {
         }
     }
 
+    /// Leaves nothing to iterate.
+    pub(super) fn clear(&mut self) {
+        self.buckets.end = self.buckets.i;
+        (self.front, self.back) = (None, None);
+    }
+
     /// Puts the next bucket at the front (the next unopened one, else the back one, taken
     /// over); `false` when none is left.
     fn open_next_front(&mut self) -> bool {

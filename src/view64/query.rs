@@ -22,6 +22,33 @@ fn bounds<R: RangeBounds<u64>>(range: &R) -> (u128, u128) {
 }
 
 impl<'a> FrozenBitmap64<'a> {
+    /// An iterator over the values in `range`, in ascending order, with all of [`Iter64`]
+    /// (double-ended, `advance_to`, `next_range`, ...). An empty or reversed range gives an
+    /// empty iterator.
+    ///
+    /// ```
+    /// # use frozen_roaring::{FrozenBitmap64, Writer};
+    /// let mut out = Vec::new();
+    /// Writer::new().write_sorted64([1, 5, 1 << 40, u64::MAX], &mut out)?;
+    /// let b = FrozenBitmap64::from_bytes(&out)?;
+    /// assert_eq!(b.range(2..=1 << 40).collect::<Vec<_>>(), [5, 1 << 40]);
+    /// assert_eq!(b.range(6..).next_back(), Some(u64::MAX));
+    /// assert_eq!(b.range(7..=6).next(), None);
+    /// # Ok::<(), frozen_roaring::Error>(())
+    /// ```
+    pub fn range<R: RangeBounds<u64>>(&self, range: R) -> Iter64<'a> {
+        let (lo, hi) = bounds(&range);
+        let mut it = self.iter();
+        if lo < hi {
+            // `lo < hi <= 2^64`: both ends fit a u64.
+            it.advance_to(lo as u64);
+            it.advance_back_to((hi - 1) as u64);
+        } else {
+            it.clear();
+        }
+        it
+    }
+
     /// The number of values in `range`.
     ///
     /// ```

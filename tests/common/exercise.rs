@@ -52,6 +52,8 @@ pub fn exercise(bm: &FrozenBitmap<'_>, other: &FrozenBitmap<'_>) -> u64 {
         acc ^= u64::from(it.next_back().unwrap_or(0)) ^ u64::from(it.next().unwrap_or(0));
         it.advance_to(p / 2);
         acc ^= u64::from(it.next().unwrap_or(0));
+        acc ^= bm.range(p / 2..=p).take(64).map(u64::from).sum::<u64>()
+            ^ bm.range(p..).rev().take(64).map(u64::from).sum::<u64>();
     }
     // Bounded iteration: a corrupt view can claim up to 2^32 values.
     acc ^= bm
@@ -209,6 +211,20 @@ pub fn check_exact(bm: &FrozenBitmap<'_>) {
         assert!(bm.contains(v));
         assert_eq!(bm.rank(v), i as u64 + 1);
         assert_eq!(bm.select(i as u32), Some(v));
+    }
+    // Windows between stored values (and past them) iterate the values between.
+    for w in values.chunks(97) {
+        let (lo, hi) = (w[0], w[w.len() - 1]);
+        let (a, b) = (
+            values.partition_point(|&v| v < lo),
+            values.partition_point(|&v| v <= hi),
+        );
+        assert!(bm.range(lo..=hi).eq(values[a..b].iter().copied()));
+        assert!(bm
+            .range(lo.saturating_add(1)..)
+            .rev()
+            .take(50)
+            .eq(values[a + 1..].iter().rev().take(50).copied()));
     }
 }
 
