@@ -182,7 +182,11 @@ fn all_bits_in(b: &BitsetLE, start: u32, end: u32) -> bool {
 /// start + 1, ..., end`.
 #[inline(always)]
 fn array_holds(a: &[U16], start: u32, end: u32) -> bool {
-    let at = a.partition_point(|x| u32::from(x.get()) < start);
+    // The values below `start`, by `rank`'s search (a window counted at once at its end).
+    let at = match start.checked_sub(1) {
+        Some(below) => super::array_rank(a, below as u16) as usize,
+        None => 0,
+    };
     a.get(at + (end - start) as usize)
         .is_some_and(|x| u32::from(x.get()) == end)
 }
