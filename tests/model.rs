@@ -317,13 +317,7 @@ proptest! {
         s in set(), prefix in prop::collection::vec(any::<u32>(), 0..5),
         front in any::<u32>(), back in any::<u32>(), takes in 0usize..70, portable in any::<bool>(),
     ) {
-        let bytes = if portable {
-            let mut out = Vec::new();
-            Writer::new().write_portable_sorted(s.iter().copied(), &mut out).unwrap();
-            out
-        } else {
-            encode(&s)
-        };
+        let bytes = encode_as(&s, portable);
         let bm = FrozenBitmap::from_bytes_strict(&bytes).unwrap();
         prop_assert_eq!(bm.to_vec(), s.iter().copied().collect::<Vec<_>>());
         let mut whole = prefix.clone();
@@ -387,13 +381,7 @@ proptest! {
         s in set(), picks in prop::collection::vec((any::<u8>(), any::<u32>(), 0u32..3), 8),
         portable in any::<bool>(),
     ) {
-        let bytes = if portable {
-            let mut out = Vec::new();
-            Writer::new().write_portable_sorted(s.iter().copied(), &mut out).unwrap();
-            out
-        } else {
-            encode(&s)
-        };
+        let bytes = encode_as(&s, portable);
         let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
         let values: Vec<u32> = s.iter().copied().collect();
         // Ends at the set's values (and next to them) as often as at random points.
@@ -473,6 +461,19 @@ fn extend_into_long_containers_at_every_alignment_of_the_output() {
     }
 }
 
+/// The set in the portable format, or in the frozen one.
+fn encode_as(s: &BTreeSet<u32>, portable: bool) -> Vec<u8> {
+    if portable {
+        let mut out = Vec::new();
+        Writer::new()
+            .write_portable_sorted(s.iter().copied(), &mut out)
+            .unwrap();
+        out
+    } else {
+        encode(s)
+    }
+}
+
 /// The maximal runs of consecutive values of a sorted set.
 fn model_ranges(s: &BTreeSet<u32>) -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::new();
@@ -494,13 +495,7 @@ proptest! {
     fn next_range_gives_maximal_runs_from_both_ends(
         s in set(), steps in prop::collection::vec(0u8..4, 0..40), portable in any::<bool>(),
     ) {
-        let bytes = if portable {
-            let mut out = Vec::new();
-            Writer::new().write_portable_sorted(s.iter().copied(), &mut out).unwrap();
-            out
-        } else {
-            encode(&s)
-        };
+        let bytes = encode_as(&s, portable);
         let bm = FrozenBitmap::from_bytes_strict(&bytes).unwrap();
         let ranges = model_ranges(&s);
         let got: Vec<(u32, u32)> =
@@ -558,13 +553,7 @@ proptest! {
     fn fill_mask_and_live_ranges_match_the_model(
         s in set(), cuts in prop::collection::vec((any::<u32>(), 0u32..140_000), 1..6), portable in any::<bool>(),
     ) {
-        let bytes = if portable {
-            let mut out = Vec::new();
-            Writer::new().write_portable_sorted(s.iter().copied(), &mut out).unwrap();
-            out
-        } else {
-            encode(&s)
-        };
+        let bytes = encode_as(&s, portable);
         let bm = FrozenBitmap::from_bytes(&bytes).unwrap();
         let anchors: Vec<u32> = s.iter().copied().step_by(s.len() / 7 + 1).chain([0, u32::MAX - 5]).collect();
         for (i, &(seed, len)) in cuts.iter().enumerate() {
