@@ -71,7 +71,6 @@ macro_rules! ranges_held {
     };
 }
 
-/// The values of each bitmap of `$bitmaps` in each of `$ranges`, summed.
 /// The sum of the values of each bitmap's windows (`range`, then `fold`).
 macro_rules! windows_sum {
     ($bitmaps:expr, $windows:expr) => {
@@ -87,6 +86,7 @@ macro_rules! windows_sum {
     };
 }
 
+/// The values of each bitmap of `$bitmaps` in each of `$ranges`, summed.
 macro_rules! ranges_len {
     ($bitmaps:expr, $ranges:expr) => {
         $bitmaps

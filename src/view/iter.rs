@@ -76,22 +76,28 @@ impl<'a> Iter<'a> {
     /// Container `i` of `dir` opened and cut to `from ..= to`, for [`within`](Self::within).
     #[inline(always)]
     fn cut(dir: &Directory<'a>, i: usize, from: u16, to: u16) -> (u32, ContainerIter<'a>) {
-        let mut it = ContainerIter::new(dir.container(i));
+        let (high, mut it) = Self::opened(dir, i);
         if from != 0 {
             it.advance_to(from);
         }
         if to != u16::MAX {
             it.advance_back_to(to);
         }
-        (u32::from(dir.key(i)) << 16, it)
+        (high, it)
+    }
+
+    /// Container `i` of `dir` opened whole, with its values' high half.
+    #[inline(always)]
+    fn opened(dir: &Directory<'a>, i: usize) -> (u32, ContainerIter<'a>) {
+        (
+            u32::from(dir.key(i)) << 16,
+            ContainerIter::new(dir.container(i)),
+        )
     }
 
     #[inline(always)]
     fn open(&self, i: usize) -> (u32, ContainerIter<'a>) {
-        (
-            u32::from(self.dir.key(i)) << 16,
-            ContainerIter::new(self.dir.container(i)),
-        )
+        Self::opened(&self.dir, i)
     }
 
     /// Moves the front so that the next value is the smallest `>= value`.
