@@ -255,6 +255,16 @@ fn array_contains(a: &[U16], lo: u16) -> bool {
         .fold(false, |found, x| found | (x.get() == lo))
 }
 
+/// The number of values `< lo` in the sorted array ([`array_rank`] of `lo - 1`; none below
+/// 0).
+#[inline(always)]
+pub(crate) fn array_below(a: &[U16], lo: u16) -> u32 {
+    match lo.checked_sub(1) {
+        Some(below) => array_rank(a, below),
+        None => 0,
+    }
+}
+
 /// The number of values `<= lo` in the sorted array: the search of [`array_contains`], then
 /// the window's values counted at once.
 #[inline]

@@ -8,7 +8,7 @@
 //! values, overlapping runs) can give a wrong answer, never a panic.
 
 use super::count::{bit, gallop_by};
-use super::{Container, array_rank};
+use super::{Container, array_below, array_rank};
 use crate::cast::{BitsetLE, RunLE, U16};
 
 /// Size ratio above which a merge gives way to a search of the larger side for each value
@@ -69,7 +69,7 @@ impl Container<'_> {
                 } else {
                     array_rank(a, hi)
                 };
-                let below = if lo == 0 { 0 } else { array_rank(a, lo - 1) };
+                let below = array_below(a, lo);
                 to_hi.saturating_sub(below)
             }
             Container::Bitset(b) => {
@@ -183,10 +183,7 @@ fn all_bits_in(b: &BitsetLE, start: u32, end: u32) -> bool {
 #[inline(always)]
 fn array_holds(a: &[U16], start: u32, end: u32) -> bool {
     // The values below `start`, by `rank`'s search (a window counted at once at its end).
-    let at = match start.checked_sub(1) {
-        Some(below) => super::array_rank(a, below as u16) as usize,
-        None => 0,
-    };
+    let at = array_below(a, start as u16) as usize;
     a.get(at + (end - start) as usize)
         .is_some_and(|x| u32::from(x.get()) == end)
 }

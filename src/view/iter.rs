@@ -95,6 +95,7 @@ impl<'a> Iter<'a> {
         )
     }
 
+    /// Container `i` of this iterator's directory opened whole ([`opened`](Self::opened)).
     #[inline(always)]
     fn open(&self, i: usize) -> (u32, ContainerIter<'a>) {
         Self::opened(&self.dir, i)
