@@ -471,23 +471,31 @@ fn directory_holds_impl(dir: &FrozenDir<'_>, dir_end: usize) -> bool {
     };
     let mut end = end_of(n - 1, last.get());
     if runs > 0 {
-        // Each run container's count, and its payload before the next one (or the end).
-        for (i, desc) in descs.iter().enumerate().filter(|(_, d)| d.get() & 3 == 2) {
-            let off = (desc.get() >> 2) as usize;
+        // Each run container's count, and its payload before the next one (or the end):
+        // the checks folded into `ok`, without a branch on their answer, so that only the
+        // kind (the same for most neighbours) steers the loop.
+        let run_end = |desc: u32| {
+            let off = (desc >> 2) as usize;
             let count = cast::read_u16(body, off).map_or(0, u32::from);
-            let run_end = off + 2 + 4 * count as usize;
-            let next = descs
-                .get(i + 1)
-                .map_or(usize::MAX, |d| (d.get() >> 2) as usize);
-            if count == 0 || count > MAX_RUNS || run_end > next {
-                return false;
-            }
-            if i == n - 1 {
-                end = Some(run_end);
+            (
+                count.wrapping_sub(1) < MAX_RUNS,
+                off + 2 + 4 * count as usize,
+            )
+        };
+        for (d0, d1) in descs[..n - 1].iter().zip(&descs[1..]) {
+            if d0.get() & 3 == 2 {
+                let (count_ok, e) = run_end(d0.get());
+                ok &= count_ok && e <= (d1.get() >> 2) as usize;
             }
         }
+        if last.get() & 3 == 2 {
+            let (count_ok, e) = run_end(last.get());
+            ok &= count_ok;
+            end = Some(e);
+        }
     }
-    end == Some(body.len())
+    ok &= end == Some(body.len());
+    ok
 }
 
 /// The directory slices for `n` containers; `None` if `body` is too short.
