@@ -459,7 +459,9 @@ fn directory_holds_impl(dir: &FrozenDir<'_>, dir_end: usize) -> bool {
         ok &= keys.1.get() > keys.0.get();
         ok &= entry_ok(d1, c1);
         ok &= (d1 >> 2) >= (d0 >> 2) + fixed_len(d0, c0);
-        ok &= u64::from(cums.1.get()) == u64::from(cums.0.get()) + u64::from(c0);
+        // In 32 bits: from `cums[0] == 0`, each count is the sum of at most 65,535
+        // containers' cardinalities, below 2^32, so the sum cannot wrap to a match.
+        ok &= cums.1.get() == cums.0.get().wrapping_add(c0);
         runs += u32::from(d1 & 3 == 2);
     }
     if !ok {
