@@ -1250,6 +1250,102 @@ fn amd_vendor_check_agrees_with_proc_cpuinfo() {
     assert_eq!(crate::simd::x86::is_amd(), amd, "vendor_id{vendor}");
 }
 
+/// The vector run-count pass of the frozen directory check answers as the scalar rule
+/// (each run container but the last: a count in `1..=MAX_RUNS` read at its offset, and
+/// its payload ending at or before the next offset, the count readable as 4 bytes) on
+/// directories of 2 to 40 entries,
+/// every step's lane count included, with counts of 0, of `MAX_RUNS` and past it, payloads
+/// that reach into the next one and offsets at the end of the body.
+#[test]
+#[cfg_attr(miri, ignore)] // thousands of directories through the vector kernel
+fn vector_run_counts_agree_with_the_scalar_rule() {
+    use crate::cast::U32;
+    use crate::format::MAX_RUNS;
+    let rule = |descs: &[u32], body: &[u8]| {
+        descs.windows(2).all(|d| {
+            d[0] & 3 != 2 || {
+                // Read as 4 bytes: a count closer to the end cannot lead a payload (at least
+                // 6 bytes), and the whole check then rejects the directory either way.
+                let off = (d[0] >> 2) as usize;
+                let count = crate::cast::read_u32(body, off).map_or(0, |c| c & 0xFFFF);
+                (1..=MAX_RUNS).contains(&count)
+                    && off + 2 + 4 * count as usize <= (d[1] >> 2) as usize
+            }
+        })
+    };
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = |n: u32| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % u64::from(n)) as u32
+    };
+    let (mut checked, mut failing) = (0, 0);
+    for n in 2..=40usize {
+        for round in 0..60 {
+            // Runs, arrays and bitsets back to back (kinds 2, 0, 1), each run payload
+            // `2 + 4 * count` long with a gap of 0 to 2 bytes after it.
+            let mut descs = Vec::new();
+            let mut body = std::vec![0u8; 16];
+            for _ in 0..n {
+                let kind = if rnd(4) == 0 { rnd(2) } else { 2 };
+                let off = body.len() as u32;
+                descs.push((off << 2) | kind);
+                let count = 1 + rnd(20);
+                body.extend_from_slice(&(count as u16).to_le_bytes());
+                body.resize(body.len() + 4 * count as usize + rnd(3) as usize, 0);
+            }
+            // One to three faults: a count changed, an offset moved, the body cut short.
+            for _ in 0..round % 4 {
+                let i = rnd(n as u32) as usize;
+                let off = (descs[i] >> 2) as usize;
+                match rnd(4) {
+                    0 => {
+                        if let Some(b) = body.get_mut(off..off + 2) {
+                            b.copy_from_slice(&[0, 0]);
+                        }
+                    }
+                    1 => {
+                        let c = [MAX_RUNS, MAX_RUNS + 1, 0xFFFF, 2 + rnd(30)][rnd(4) as usize];
+                        if let Some(b) = body.get_mut(off..off + 2) {
+                            b.copy_from_slice(&(c as u16).to_le_bytes());
+                        }
+                    }
+                    2 => {
+                        descs[i] =
+                            (descs[i] & 3) | ((off as u32 + 4 * rnd(4)).saturating_sub(8) << 2)
+                    }
+                    _ => body.truncate(off + rnd(6) as usize),
+                }
+            }
+            let entries: Vec<U32> = descs.iter().map(|&d| U32::new(d)).collect();
+            #[cfg(feature = "std")]
+            let _force = FORCE.lock().unwrap_or_else(|e| e.into_inner());
+            for &level in tested_levels() {
+                cap(level);
+                if let Some(hold) = crate::simd::frozen_run_counts_hold(&entries, &body) {
+                    assert_eq!(
+                        hold,
+                        rule(&descs, &body),
+                        "{n} entries, round {round}, level {level}"
+                    );
+                    checked += 1;
+                    failing += usize::from(!hold);
+                }
+            }
+            cap(0);
+        }
+    }
+    // Where the CPU has the kernel, it ran, and both answers came up.
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    assert_eq!(checked > 0, crate::simd::x86::has_v4());
+    assert!(
+        checked == 0 || (failing > 0 && failing < checked),
+        "{failing} of {checked}"
+    );
+    std::println!("{checked} directories through the kernel, {failing} rejected");
+}
+
 /// The golden files, checked from inside the library so that Miri runs them on a
 /// big-endian target too (`.ci/run`): the writer reproduces each byte for byte, and the
 /// views read each as the same set, on this host's byte order.

@@ -1,4 +1,5 @@
-//! The check of a portable stream's offset header, sixteen containers at a time.
+//! The check of a portable stream's offset header and of a frozen directory's run
+//! counts, sixteen containers at a time.
 
 use crate::cast::{KeyCardLE, U32};
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
@@ -38,6 +39,27 @@ pub(crate) fn portable_offsets_hold(
         return Some(unsafe { kernels::offsets_hold(descs, run_flags, offsets, body) });
     }
     let _ = (descs, run_flags, offsets, body, off_end);
+    None
+}
+
+/// The run-count pass of the frozen directory check (`view::open`), sixteen containers per
+/// step with AVX-512: each run container's count (read at the offset its entry gives, as
+/// the low half of 4 bytes) in `1..=MAX_RUNS` and its payload ending at or before the next
+/// entry's offset. A count less than 4 bytes from the end fails here where the scalar pass
+/// reads it; that directory fails the whole check either way (its payload, at least 6
+/// bytes, passes the end, and so do the offsets after it). The last
+/// container is left to the caller (its end is compared with the body's). `Some(false)` if
+/// a check fails; `None` where there is no such kernel (the CPU, or a body of 2 GiB or
+/// more, whose offsets do not fit the lanes' signed indices), and the scalar pass runs.
+#[inline]
+pub(crate) fn frozen_run_counts_hold(descs: &[U32], body: &[u8]) -> Option<bool> {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    if super::x86::has_v4() && (4..=i32::MAX as usize).contains(&body.len()) && descs.len() > 1 {
+        // SAFETY: `has_v4` confirmed AVX-512 F, BW and VL; the lengths are as the kernel
+        // requires (checked just above).
+        return Some(unsafe { kernels::run_counts_hold(descs, body) });
+    }
+    let _ = (descs, body);
     None
 }
 
@@ -150,5 +172,66 @@ mod kernels {
         // At most 65,535 a lane per step and 4,096 steps: no lane or sum overflows.
         let card = _mm512_reduce_add_epi32(cards) as u32;
         Some((end as usize, bitsets != 0, u64::from(card) + n as u64))
+    }
+    /// See [`super::frozen_run_counts_hold`].
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW and VL; `descs` holds at least 2 entries; `body` is
+    /// 4 to `i32::MAX` bytes long.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn run_counts_hold(descs: &[U32], body: &[u8]) -> bool {
+        // The containers that have a successor: all but the last.
+        let n = descs.len() - 1;
+        let dp = descs.as_ptr().cast::<i32>();
+        // A run count is read as the low half of 4 bytes: at an offset up to `len - 4`.
+        let gather_lim = _mm512_set1_epi32((body.len() - 4) as i32);
+        let (low2, low16) = (_mm512_set1_epi32(3), _mm512_set1_epi32(0xFFFF));
+        let (one, two) = (_mm512_set1_epi32(1), _mm512_set1_epi32(2));
+        let max_runs = _mm512_set1_epi32(MAX_RUNS as i32);
+        let mut bad = 0u16;
+        let mut i = 0;
+        while i < n {
+            let left = n - i;
+            let m = if left >= 16 {
+                u16::MAX
+            } else {
+                (1u16 << left) - 1
+            };
+            // SAFETY: lane `j` is loaded only if `i + j < n`, or `i + 1 + j < n + 1`: both
+            // within `descs` (4 bytes an entry, any alignment for `loadu`); masked-off
+            // lanes are not read. `i + 1 <= n`, so both pointers stay within the slice.
+            let (d, dn) = unsafe {
+                (
+                    _mm512_maskz_loadu_epi32(m, dp.add(i)),
+                    _mm512_maskz_loadu_epi32(m, dp.add(i + 1)),
+                )
+            };
+            let runs = _mm512_mask_cmpeq_epi32_mask(m, _mm512_and_si512(d, low2), two);
+            let off = _mm512_srli_epi32::<2>(d);
+            let readable = _mm512_mask_cmple_epu32_mask(runs, off, gather_lim);
+            bad |= runs & !readable;
+            // SAFETY: each gathered lane reads 4 bytes at `body + off` with
+            // `off <= len - 4` (`readable`), inside `body`; `off` is below `i32::MAX`, so
+            // the signed index is the offset itself.
+            let raw = unsafe {
+                _mm512_mask_i32gather_epi32::<1>(
+                    _mm512_setzero_si512(),
+                    readable,
+                    off,
+                    body.as_ptr().cast::<i32>(),
+                )
+            };
+            let count = _mm512_and_si512(raw, low16);
+            let in_range =
+                _mm512_mask_cmplt_epu32_mask(readable, _mm512_sub_epi32(count, one), max_runs);
+            bad |= readable & !in_range;
+            // The payload's end, at most `2^30 + 2 + 4 * 65,535`: no lane overflows.
+            let end = _mm512_add_epi32(_mm512_add_epi32(off, two), _mm512_slli_epi32::<2>(count));
+            bad |= _mm512_mask_cmpgt_epu32_mask(readable, end, _mm512_srli_epi32::<2>(dn));
+            i += 16;
+        }
+        bad == 0
     }
 }

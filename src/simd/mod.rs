@@ -204,7 +204,7 @@ mod x86_util;
 pub(crate) use arrays::*;
 #[allow(unused_imports)] // all of it needs `alloc`
 pub(crate) use bits::*;
-pub(crate) use header::portable_offsets_hold;
+pub(crate) use header::{frozen_run_counts_hold, portable_offsets_hold};
 #[allow(unused_imports)] // all of it needs `alloc`
 pub(crate) use merge::*;
 #[allow(unused_imports)] // all of it needs `alloc`

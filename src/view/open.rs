@@ -399,6 +399,11 @@ fn parse_bitmap<const LAYOUT: bool>(bytes: &[u8]) -> Result<Parsed<'_>, Error> {
 /// vector pass's setup and call.
 const VECTOR_WALK: usize = 64;
 
+/// From this many run containers on, [`directory_holds`] reads their counts with the
+/// vector kernel (a gather of sixteen at a time); below it, the scalar loop's few steps
+/// cost less than the kernel's call.
+const VECTOR_RUN_COUNTS: u32 = 8;
+
 /// From this many containers on, [`frozen_checked`] calls [`directory_holds`] compiled for
 /// the CPU; below it, the check inlined at the baseline's vector width costs less than the
 /// call (at 16 containers the call took a tenth longer; census1881_srt, a few of whose
@@ -484,10 +489,14 @@ fn directory_holds_impl(dir: &FrozenDir<'_>, dir_end: usize) -> bool {
                 off + 2 + 4 * count as usize,
             )
         };
-        for (d0, d1) in descs[..n - 1].iter().zip(&descs[1..]) {
-            if d0.get() & 3 == 2 {
-                let (count_ok, e) = run_end(d0.get());
-                ok &= count_ok && e <= (d1.get() >> 2) as usize;
+        if runs >= VECTOR_RUN_COUNTS {
+            ok &= run_counts_wide(descs, body);
+        } else {
+            for (d0, d1) in descs[..n - 1].iter().zip(&descs[1..]) {
+                if d0.get() & 3 == 2 {
+                    let (count_ok, e) = run_end(d0.get());
+                    ok &= count_ok && e <= (d1.get() >> 2) as usize;
+                }
             }
         }
         if last.get() & 3 == 2 {
@@ -497,6 +506,28 @@ fn directory_holds_impl(dir: &FrozenDir<'_>, dir_end: usize) -> bool {
         }
     }
     ok &= end == Some(body.len());
+    ok
+}
+
+/// The run-count pass of [`directory_holds`] over a directory of many run containers, for
+/// all containers but the last: each run container's count in `1..=MAX_RUNS`, and its
+/// payload before the next one. Sixteen at a time with the vector kernel where the CPU has
+/// it; out of line, so that the check inlined into the open of small bitmaps keeps its
+/// code.
+#[inline(never)]
+fn run_counts_wide(descs: &[U32], body: &[u8]) -> bool {
+    if let Some(hold) = crate::simd::frozen_run_counts_hold(descs, body) {
+        return hold;
+    }
+    let mut ok = true;
+    for (d0, d1) in descs.iter().zip(descs.get(1..).unwrap_or(&[])) {
+        if d0.get() & 3 == 2 {
+            let off = (d0.get() >> 2) as usize;
+            let count = cast::read_u16(body, off).map_or(0, u32::from);
+            ok &= count.wrapping_sub(1) < MAX_RUNS
+                && off + 2 + 4 * count as usize <= (d1.get() >> 2) as usize;
+        }
+    }
     ok
 }
 
