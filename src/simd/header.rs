@@ -47,10 +47,10 @@ pub(crate) fn portable_offsets_hold(
 /// the low half of 4 bytes) in `1..=MAX_RUNS` and its payload ending at or before the next
 /// entry's offset. A count less than 4 bytes from the end fails here where the scalar pass
 /// reads it; that directory fails the whole check either way (its payload, at least 6
-/// bytes, passes the end, and so do the offsets after it). The last
-/// container is left to the caller (its end is compared with the body's). `Some(false)` if
-/// a check fails; `None` where there is no such kernel (the CPU, or a body of 2 GiB or
-/// more, whose offsets do not fit the lanes' signed indices), and the scalar pass runs.
+/// bytes, passes the end, and so do the offsets after it). The last container is left to
+/// the caller (its end is compared with the body's). `Some(false)` if a check fails;
+/// `None` where there is no such kernel (the CPU, or a body of 2 GiB or more, whose
+/// offsets do not fit the lanes' signed indices), and the scalar pass runs.
 #[inline]
 pub(crate) fn frozen_run_counts_hold(descs: &[U32], body: &[u8]) -> Option<bool> {
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
@@ -173,6 +173,7 @@ mod kernels {
         let card = _mm512_reduce_add_epi32(cards) as u32;
         Some((end as usize, bitsets != 0, u64::from(card) + n as u64))
     }
+
     /// See [`super::frozen_run_counts_hold`].
     ///
     /// # Safety

@@ -478,29 +478,14 @@ fn directory_holds_impl(dir: &FrozenDir<'_>, dir_end: usize) -> bool {
     };
     let mut end = end_of(n - 1, last.get());
     if runs > 0 {
-        // Each run container's count, and its payload before the next one (or the end):
-        // the checks folded into `ok`, without a branch on their answer, so that only the
-        // kind (the same for most neighbours) steers the loop.
-        let run_end = |desc: u32| {
-            let off = (desc >> 2) as usize;
-            let count = cast::read_u16(body, off).map_or(0, u32::from);
-            (
-                count.wrapping_sub(1) < MAX_RUNS,
-                off + 2 + 4 * count as usize,
-            )
-        };
-        if runs >= VECTOR_RUN_COUNTS {
-            ok &= run_counts_wide(descs, body);
+        // Each run container's count, and its payload before the next one (or the end).
+        ok &= if runs >= VECTOR_RUN_COUNTS {
+            run_counts_wide(descs, body)
         } else {
-            for (d0, d1) in descs[..n - 1].iter().zip(&descs[1..]) {
-                if d0.get() & 3 == 2 {
-                    let (count_ok, e) = run_end(d0.get());
-                    ok &= count_ok && e <= (d1.get() >> 2) as usize;
-                }
-            }
-        }
+            run_counts_hold(descs, body)
+        };
         if last.get() & 3 == 2 {
-            let (count_ok, e) = run_end(last.get());
+            let (count_ok, e) = run_end(body, last.get());
             ok &= count_ok;
             end = Some(e);
         }
@@ -509,26 +494,40 @@ fn directory_holds_impl(dir: &FrozenDir<'_>, dir_end: usize) -> bool {
     ok
 }
 
-/// The run-count pass of [`directory_holds`] over a directory of many run containers, for
-/// all containers but the last: each run container's count in `1..=MAX_RUNS`, and its
-/// payload before the next one. Sixteen at a time with the vector kernel where the CPU has
-/// it; out of line, so that the check inlined into the open of small bitmaps keeps its
-/// code.
-#[inline(never)]
-fn run_counts_wide(descs: &[U32], body: &[u8]) -> bool {
-    if let Some(hold) = crate::simd::frozen_run_counts_hold(descs, body) {
-        return hold;
-    }
+/// Whether the run container of entry `desc` has a count in `1..=MAX_RUNS`, and where its
+/// payload ends (a count past the body read as 0).
+#[inline(always)]
+fn run_end(body: &[u8], desc: u32) -> (bool, usize) {
+    let off = (desc >> 2) as usize;
+    let count = cast::read_u16(body, off).map_or(0, u32::from);
+    (
+        count.wrapping_sub(1) < MAX_RUNS,
+        off + 2 + 4 * count as usize,
+    )
+}
+
+/// The run-count pass of [`directory_holds`] for all containers but the last (of at
+/// least one): each run container's count, and its payload before the next one. The
+/// checks are folded into one flag, without a branch on their answers, so that only the
+/// kind (the same for most neighbours) steers the loop.
+#[inline(always)]
+fn run_counts_hold(descs: &[U32], body: &[u8]) -> bool {
     let mut ok = true;
     for (d0, d1) in descs.iter().zip(descs.get(1..).unwrap_or(&[])) {
         if d0.get() & 3 == 2 {
-            let off = (d0.get() >> 2) as usize;
-            let count = cast::read_u16(body, off).map_or(0, u32::from);
-            ok &= count.wrapping_sub(1) < MAX_RUNS
-                && off + 2 + 4 * count as usize <= (d1.get() >> 2) as usize;
+            let (count_ok, e) = run_end(body, d0.get());
+            ok &= count_ok && e <= (d1.get() >> 2) as usize;
         }
     }
     ok
+}
+
+/// [`run_counts_hold`] for a directory of many run containers: sixteen at a time with the
+/// vector kernel where the CPU has it. Out of line, so that the check inlined into the
+/// open of small bitmaps keeps its code.
+#[inline(never)]
+fn run_counts_wide(descs: &[U32], body: &[u8]) -> bool {
+    crate::simd::frozen_run_counts_hold(descs, body).unwrap_or_else(|| run_counts_hold(descs, body))
 }
 
 /// The directory slices for `n` containers; `None` if `body` is too short.
