@@ -91,7 +91,7 @@ mod kernels {
         // A run count is read as the low half of 4 bytes: at an offset up to `len - 4`.
         let gather_lim = _mm512_set1_epi32((len - 4) as i32);
         let low16 = _mm512_set1_epi32(0xFFFF);
-        let (one, two) = (_mm512_set1_epi32(1), _mm512_set1_epi32(2));
+        let two = _mm512_set1_epi32(2);
         let (mut bad, mut bitsets) = (0u16, 0u16);
         let (mut cards, mut last) = (_mm512_setzero_si512(), _mm512_setzero_si512());
         let mut i = 0;
@@ -129,26 +129,10 @@ mod kernels {
             bitsets |= bitset;
             // Every offset within the body (then no end below overflows a lane).
             bad |= _mm512_mask_cmpgt_epu32_mask(m, o, lenv);
-            let readable = _mm512_mask_cmple_epu32_mask(runs, o, gather_lim);
-            bad |= runs & !readable;
-            // SAFETY: each gathered lane reads 4 bytes at `body + o` with
-            // `o <= len - 4` (`readable`), inside `body`; `o` is below `i32::MAX`, so the
-            // signed index is the offset itself.
-            let raw = unsafe {
-                _mm512_mask_i32gather_epi32::<1>(
-                    _mm512_setzero_si512(),
-                    readable,
-                    o,
-                    body.as_ptr().cast::<i32>(),
-                )
-            };
-            let count = _mm512_and_si512(raw, low16);
-            let in_range = _mm512_mask_cmplt_epu32_mask(
-                readable,
-                _mm512_sub_epi32(count, one),
-                _mm512_set1_epi32(MAX_RUNS as i32),
-            );
-            bad |= readable & !in_range;
+            // SAFETY: `body` is 4 to `i32::MAX` bytes long (this function's contract),
+            // and `gather_lim` is its length less 4.
+            let (count, unread) = unsafe { run_counts(runs, o, gather_lim, body) };
+            bad |= unread;
             // Stored sizes: 2 * card for an array, 2 + 4 * runs for runs, 8,192 for a bitset.
             let mut size = _mm512_add_epi32(_mm512_slli_epi32::<1>(card_minus_one), two);
             size = _mm512_mask_mov_epi32(
@@ -188,9 +172,8 @@ mod kernels {
         let dp = descs.as_ptr().cast::<i32>();
         // A run count is read as the low half of 4 bytes: at an offset up to `len - 4`.
         let gather_lim = _mm512_set1_epi32((body.len() - 4) as i32);
-        let (low2, low16) = (_mm512_set1_epi32(3), _mm512_set1_epi32(0xFFFF));
-        let (one, two) = (_mm512_set1_epi32(1), _mm512_set1_epi32(2));
-        let max_runs = _mm512_set1_epi32(MAX_RUNS as i32);
+        let low2 = _mm512_set1_epi32(3);
+        let two = _mm512_set1_epi32(2);
         let mut bad = 0u16;
         let mut i = 0;
         while i < n {
@@ -211,28 +194,51 @@ mod kernels {
             };
             let runs = _mm512_mask_cmpeq_epi32_mask(m, _mm512_and_si512(d, low2), two);
             let off = _mm512_srli_epi32::<2>(d);
-            let readable = _mm512_mask_cmple_epu32_mask(runs, off, gather_lim);
-            bad |= runs & !readable;
-            // SAFETY: each gathered lane reads 4 bytes at `body + off` with
-            // `off <= len - 4` (`readable`), inside `body`; `off` is below `i32::MAX`, so
-            // the signed index is the offset itself.
-            let raw = unsafe {
-                _mm512_mask_i32gather_epi32::<1>(
-                    _mm512_setzero_si512(),
-                    readable,
-                    off,
-                    body.as_ptr().cast::<i32>(),
-                )
-            };
-            let count = _mm512_and_si512(raw, low16);
-            let in_range =
-                _mm512_mask_cmplt_epu32_mask(readable, _mm512_sub_epi32(count, one), max_runs);
-            bad |= readable & !in_range;
+            // SAFETY: `body` is 4 to `i32::MAX` bytes long (this function's contract),
+            // and `gather_lim` is its length less 4.
+            let (count, unread) = unsafe { run_counts(runs, off, gather_lim, body) };
+            bad |= unread;
             // The payload's end, at most `2^30 + 2 + 4 * 65,535`: no lane overflows.
             let end = _mm512_add_epi32(_mm512_add_epi32(off, two), _mm512_slli_epi32::<2>(count));
-            bad |= _mm512_mask_cmpgt_epu32_mask(readable, end, _mm512_srli_epi32::<2>(dn));
+            bad |= _mm512_mask_cmpgt_epu32_mask(runs, end, _mm512_srli_epi32::<2>(dn));
             i += 16;
         }
         bad == 0
+    }
+    /// The run counts of the lanes in `runs`, read at the offsets `off` as the low half of
+    /// 4 bytes of `body`, and the lanes among them whose count is unreadable (an offset
+    /// past `gather_lim`) or outside `1..=MAX_RUNS`. Lanes outside `runs` count 0.
+    ///
+    /// # Safety
+    ///
+    /// The CPU supports AVX-512 F, BW and VL; `body` is 4 to `i32::MAX` bytes long and
+    /// `gather_lim` holds `body.len() - 4` in every lane.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    unsafe fn run_counts(
+        runs: u16,
+        off: __m512i,
+        gather_lim: __m512i,
+        body: &[u8],
+    ) -> (__m512i, u16) {
+        let readable = _mm512_mask_cmple_epu32_mask(runs, off, gather_lim);
+        // SAFETY: each gathered lane reads 4 bytes at `body + off` with
+        // `off <= len - 4` (`readable`), inside `body`; `off` is then below `i32::MAX`,
+        // so the signed index is the offset itself.
+        let raw = unsafe {
+            _mm512_mask_i32gather_epi32::<1>(
+                _mm512_setzero_si512(),
+                readable,
+                off,
+                body.as_ptr().cast::<i32>(),
+            )
+        };
+        let count = _mm512_and_si512(raw, _mm512_set1_epi32(0xFFFF));
+        let in_range = _mm512_mask_cmplt_epu32_mask(
+            readable,
+            _mm512_sub_epi32(count, _mm512_set1_epi32(1)),
+            _mm512_set1_epi32(MAX_RUNS as i32),
+        );
+        (count, runs & !in_range)
     }
 }
