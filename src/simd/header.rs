@@ -98,11 +98,7 @@ mod kernels {
         while i < n {
             let left = n - i;
             // The lanes of containers `i..`, and those of the ones that have a successor.
-            let m = if left >= 16 {
-                u16::MAX
-            } else {
-                (1u16 << left) - 1
-            };
+            let m = lanes_below(left);
             let mn = if left > 16 { u16::MAX } else { m >> 1 };
             // SAFETY: lane `j` of `m` is loaded only if `i + j < n`, of `mn` only if
             // `i + 1 + j < n`: each within `descs` or `offsets` (4 bytes an entry, any
@@ -178,11 +174,7 @@ mod kernels {
         let mut i = 0;
         while i < n {
             let left = n - i;
-            let m = if left >= 16 {
-                u16::MAX
-            } else {
-                (1u16 << left) - 1
-            };
+            let m = lanes_below(left);
             // SAFETY: lane `j` is loaded only if `i + j < n`, or `i + 1 + j < n + 1`: both
             // within `descs` (4 bytes an entry, any alignment for `loadu`); masked-off
             // lanes are not read. `i + 1 <= n`, so both pointers stay within the slice.
@@ -240,5 +232,14 @@ mod kernels {
             _mm512_set1_epi32(MAX_RUNS as i32),
         );
         (count, runs & !in_range)
+    }
+    /// The mask of the first `left` of 16 lanes (all 16 from 16 on).
+    #[inline(always)]
+    fn lanes_below(left: usize) -> u16 {
+        if left >= 16 {
+            u16::MAX
+        } else {
+            (1u16 << left) - 1
+        }
     }
 }
