@@ -88,8 +88,6 @@ mod kernels {
         let (dp, op) = (descs.as_ptr().cast::<i32>(), offsets.as_ptr().cast::<i32>());
         let len = body.len() as u32;
         let lenv = _mm512_set1_epi32(len as i32);
-        // A run count is read as the low half of 4 bytes: at an offset up to `len - 4`.
-        let gather_lim = _mm512_set1_epi32((len - 4) as i32);
         let low16 = _mm512_set1_epi32(0xFFFF);
         let two = _mm512_set1_epi32(2);
         let (mut bad, mut bitsets) = (0u16, 0u16);
@@ -125,9 +123,8 @@ mod kernels {
             bitsets |= bitset;
             // Every offset within the body (then no end below overflows a lane).
             bad |= _mm512_mask_cmpgt_epu32_mask(m, o, lenv);
-            // SAFETY: `body` is 4 to `i32::MAX` bytes long (this function's contract),
-            // and `gather_lim` is its length less 4.
-            let (count, unread) = unsafe { run_counts(runs, o, gather_lim, body) };
+            // SAFETY: `body` is 4 to `i32::MAX` bytes long (this function's contract).
+            let (count, unread) = unsafe { run_counts(runs, o, body) };
             bad |= unread;
             // Stored sizes: 2 * card for an array, 2 + 4 * runs for runs, 8,192 for a bitset.
             let mut size = _mm512_add_epi32(_mm512_slli_epi32::<1>(card_minus_one), two);
@@ -166,8 +163,6 @@ mod kernels {
         // The containers that have a successor: all but the last.
         let n = descs.len() - 1;
         let dp = descs.as_ptr().cast::<i32>();
-        // A run count is read as the low half of 4 bytes: at an offset up to `len - 4`.
-        let gather_lim = _mm512_set1_epi32((body.len() - 4) as i32);
         let low2 = _mm512_set1_epi32(3);
         let two = _mm512_set1_epi32(2);
         let mut bad = 0u16;
@@ -186,9 +181,8 @@ mod kernels {
             };
             let runs = _mm512_mask_cmpeq_epi32_mask(m, _mm512_and_si512(d, low2), two);
             let off = _mm512_srli_epi32::<2>(d);
-            // SAFETY: `body` is 4 to `i32::MAX` bytes long (this function's contract),
-            // and `gather_lim` is its length less 4.
-            let (count, unread) = unsafe { run_counts(runs, off, gather_lim, body) };
+            // SAFETY: `body` is 4 to `i32::MAX` bytes long (this function's contract).
+            let (count, unread) = unsafe { run_counts(runs, off, body) };
             bad |= unread;
             // The payload's end, at most `2^30 + 2 + 4 * 65,535`: no lane overflows.
             let end = _mm512_add_epi32(_mm512_add_epi32(off, two), _mm512_slli_epi32::<2>(count));
@@ -197,23 +191,20 @@ mod kernels {
         }
         bad == 0
     }
+
     /// The run counts of the lanes in `runs`, read at the offsets `off` as the low half of
     /// 4 bytes of `body`, and the lanes among them whose count is unreadable (an offset
-    /// past `gather_lim`) or outside `1..=MAX_RUNS`. Lanes outside `runs` count 0.
+    /// past `body.len() - 4`) or outside `1..=MAX_RUNS`. Lanes outside `runs` count 0.
     ///
     /// # Safety
     ///
-    /// The CPU supports AVX-512 F, BW and VL; `body` is 4 to `i32::MAX` bytes long and
-    /// `gather_lim` holds `body.len() - 4` in every lane.
+    /// The CPU supports AVX-512 F, BW and VL; `body` is 4 to `i32::MAX` bytes long.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-    unsafe fn run_counts(
-        runs: u16,
-        off: __m512i,
-        gather_lim: __m512i,
-        body: &[u8],
-    ) -> (__m512i, u16) {
-        let readable = _mm512_mask_cmple_epu32_mask(runs, off, gather_lim);
+    unsafe fn run_counts(runs: u16, off: __m512i, body: &[u8]) -> (__m512i, u16) {
+        // A run count is read as the low half of 4 bytes: at an offset up to `len - 4`.
+        let last_readable = _mm512_set1_epi32((body.len() - 4) as i32);
+        let readable = _mm512_mask_cmple_epu32_mask(runs, off, last_readable);
         // SAFETY: each gathered lane reads 4 bytes at `body + off` with
         // `off <= len - 4` (`readable`), inside `body`; `off` is then below `i32::MAX`,
         // so the signed index is the offset itself.
@@ -233,6 +224,7 @@ mod kernels {
         );
         (count, runs & !in_range)
     }
+
     /// The mask of the first `left` of 16 lanes (all 16 from 16 on).
     #[inline(always)]
     fn lanes_below(left: usize) -> u16 {
